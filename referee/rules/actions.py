@@ -8,14 +8,14 @@ building legal-action lists allocates nothing.
 
 from __future__ import annotations
 
-from typing import Final, Literal
+from typing import Annotated, Final, Literal
 
 import msgspec
 
 from referee.rules.tiles import SUIT_NAMES, TILES, Tile
 
 #: A trump choice: a number 0-6, ``"doubles"``, or ``"no_trump"`` (doubles high, "follow me").
-Trump = int | Literal["doubles", "no_trump"]
+Trump = Annotated[int, msgspec.Meta(ge=0, le=6)] | Literal["doubles", "no_trump"]
 DOUBLES: Final = "doubles"
 NO_TRUMP: Final = "no_trump"
 TRUMPS: Final[tuple[Trump, ...]] = (0, 1, 2, 3, 4, 5, 6, DOUBLES, NO_TRUMP)
@@ -54,7 +54,7 @@ class Pass(_Action, frozen=True, tag="pass"):
 class Bid(_Action, frozen=True, tag="bid"):
     """A point bid: the declarers promise at least ``points`` (30-41) hand points; worth 1 mark."""
 
-    points: int
+    points: Annotated[int, msgspec.Meta(ge=30, le=41)]
 
     def __str__(self) -> str:
         return f"bid {self.points}"
@@ -63,7 +63,7 @@ class Bid(_Action, frozen=True, tag="bid"):
 class AllTricksBid(_Action, frozen=True, tag="all_tricks"):
     """A bid to take every trick, stated in ``marks``: 1 or 2 first, then exactly one more."""
 
-    marks: int
+    marks: Annotated[int, msgspec.Meta(ge=1)]
 
     def __str__(self) -> str:
         return f"all tricks for {self.marks} mark{'s' if self.marks != 1 else ''}"
@@ -73,7 +73,7 @@ class DeclareTrump(_Action, frozen=True, tag="trump"):
     """The declarer's trump; ``piles`` (1 or 2 face-up piles) only for an all-tricks contract."""
 
     trump: Trump
-    piles: int | None = None
+    piles: Annotated[int, msgspec.Meta(ge=1, le=2)] | None = None
 
     def __str__(self) -> str:
         shown = f", {self.piles} pile{'s' if self.piles != 1 else ''} face up" if self.piles else ""

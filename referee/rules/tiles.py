@@ -7,7 +7,9 @@ make every rule lookup a single dict access.
 
 from __future__ import annotations
 
-from typing import Final, Literal, NamedTuple
+from typing import Annotated, Final, Literal, NamedTuple
+
+import msgspec
 
 Seat = Literal["A", "B", "C", "D"]
 Partnership = Literal["AC", "BD"]
@@ -31,8 +33,8 @@ def seats_from(first: Seat) -> tuple[Seat, Seat, Seat, Seat]:
 class Tile(NamedTuple):
     """One domino, always ``low <= high``; written ``[low|high]`` and sent as ``[low, high]``."""
 
-    low: int
-    high: int
+    low: Annotated[int, msgspec.Meta(ge=0, le=6)]
+    high: Annotated[int, msgspec.Meta(ge=0, le=6)]
 
     def __str__(self) -> str:
         return f"[{self.low}|{self.high}]"
