@@ -29,8 +29,7 @@ from referee.errors import SeedError
 from referee.rules.tiles import SEATS, TILES, Seat, Tile
 
 MAX_SEED = 2**64 - 1
-_EIGHT_WORDS = struct.Struct(">8I")
-_LIMIT = [0] + [2**32 - (2**32 % n) for n in range(1, 65)]
+_TWO_32 = 2**32
 T = TypeVar("T")
 
 
@@ -43,43 +42,58 @@ def check_seed(seed: int) -> int:
 class Stream:
     """The deterministic stream of 32-bit integers for one label (see the module docstring)."""
 
-    __slots__ = ("_block", "_prefix", "_words")
+    __slots__ = ("_block", "_hasher", "_next", "_words")
 
     def __init__(self, label: str) -> None:
-        self._prefix = f"texas42/v1/{label}/"
+        self._hasher = hashlib.sha256(f"texas42/v1/{label}/".encode("ascii"))
         self._block = 0
-        self._words: list[int] = []
+        self._words: tuple[int, ...] = ()
+        self._next = 0
 
-    def _refill(self) -> None:
-        digest = hashlib.sha256(f"{self._prefix}{self._block}".encode("ascii")).digest()
-        self._block += 1
-        self._words = list(reversed(_EIGHT_WORDS.unpack(digest)))
+    def _extend(self, blocks: int) -> None:
+        """Append the next ``blocks`` blocks to the words not yet used."""
+        digests = []
+        for _ in range(blocks):
+            h = self._hasher.copy()
+            h.update(str(self._block).encode("ascii"))
+            digests.append(h.digest())
+            self._block += 1
+        fresh = struct.unpack(f">{8 * blocks}I", b"".join(digests))
+        self._words = self._words[self._next :] + fresh
+        self._next = 0
 
     def uniform(self, n: int) -> int:
         """A uniform integer in ``range(n)``, by rejection sampling."""
-        limit = _LIMIT[n] if n < len(_LIMIT) else 2**32 - (2**32 % n)
+        limit = 2**32 - (2**32 % n)
         while True:
-            if not self._words:
-                self._refill()
-            x = self._words.pop()
+            if self._next == len(self._words):
+                self._extend(1)
+            x = self._words[self._next]
+            self._next += 1
             if x < limit:
                 return x % n
 
     def shuffle(self, items: list[T]) -> None:
         """Fisher-Yates in place: for i from len-1 down to 1, swap i and ``uniform(i + 1)``."""
-        # ``uniform`` inlined: this runs for every hand of every match.
-        words = self._words
+        # ``uniform`` inlined over words fetched in one go: this runs for every hand dealt.
+        wanted = len(items) - 1 - (len(self._words) - self._next)
+        if wanted > 0:
+            self._extend(-(-wanted // 8))
+        words, w = self._words, self._next
         i = len(items) - 1
         while i > 0:
-            if not words:
-                self._refill()
-                words = self._words
-            x = words.pop()
+            if w == len(words):
+                self._next = w
+                self._extend(1)
+                words, w = self._words, 0
+            x = words[w]
+            w += 1
             n = i + 1
-            if x < _LIMIT[n]:
+            if x < _TWO_32 - _TWO_32 % n:
                 j = x % n
                 items[i], items[j] = items[j], items[i]
                 i -= 1
+        self._next = w
 
 
 def first_dealer(seed: int) -> Seat:
@@ -96,7 +110,5 @@ def deal(seed: int, hand_number: int, dealer: Seat) -> dict[Seat, list[Tile]]:
     """Every seat's seven tiles, in the order they were dealt."""
     tiles = shuffled_tiles(seed, hand_number)
     start = SEATS.index(dealer) + 1
-    hands: dict[Seat, list[Tile]] = {seat: [] for seat in SEATS}
-    for p, t in enumerate(tiles):
-        hands[SEATS[(start + p) % 4]].append(t)
-    return hands
+    # Position p goes to the seat p + 1 places clockwise of the dealer: every fourth tile.
+    return {seat: tiles[(i - start) % 4 :: 4] for i, seat in enumerate(SEATS)}

@@ -50,6 +50,7 @@ from referee.rules.tiles import (
     PARTNERSHIP_OF,
     POINTS_PER_TRICK,
     SEATS,
+    TILES,
     Partnership,
     Seat,
     Tile,
@@ -65,6 +66,7 @@ _BIDS_OVER: dict[int, tuple[Action, ...]] = {
     )
     for high in (0, *range(MIN_POINT_BID, MAX_POINT_BID + 1))
 }
+_ALL_TILES = frozenset(TILES)
 
 
 class Hand:
@@ -113,8 +115,7 @@ class Hand:
         marks: dict[Partnership, int] | None = None,
     ) -> None:
         """Start a hand from a deal: ``hands`` maps each seat to its seven tiles, dealt order."""
-        dealt = sorted(t for seat in SEATS for t in hands[seat])
-        if len(dealt) != 28 or len(set(dealt)) != 28:
+        if any(len(hands[s]) != 7 for s in SEATS) or set().union(*hands.values()) != _ALL_TILES:
             raise ValueError("a deal gives each seat seven tiles of one double-six set")
         self.dealer: Seat = dealer
         self.hands: dict[Seat, list[Tile]] = {seat: list(hands[seat]) for seat in SEATS}
@@ -315,7 +316,9 @@ class Hand:
         assert winner is not None
         side = PARTNERSHIP_OF[winner]
         tiles = [p.tile for p in self.trick]
-        points = POINTS_PER_TRICK + sum(COUNT[t] for t in tiles)
+        points = (
+            POINTS_PER_TRICK + COUNT[tiles[0]] + COUNT[tiles[1]] + COUNT[tiles[2]] + COUNT[tiles[3]]
+        )
         self.points[side] += points
         self.tricks_won[side] += 1
         number = len(self.piles) + 1

@@ -1,0 +1,1 @@
+"""Benchmarks: each prints its figure as the last line, beside what it can compare it with."""
