@@ -11,9 +11,22 @@
     │   │   ├── TileNotInHand
     │   │   └── MustFollowSuit
     │   └── GameOver                the hand or match has already ended
-    └── SeedError                   a seed outside 0 .. 2**64-1
+    ├── SeedError                   a seed outside 0 .. 2**64-1
+    └── BotError                    a bot broke the protocol (always recorded with its seat)
+        ├── Rejection               an answer refused; the bot may try again
+        │   ├── InvalidUtf8
+        │   ├── InvalidJson
+        │   ├── BadMessage          wrong shape, unknown or mistyped fields, unexpected type
+        │   └── IllegalActionAnswer not one of the legal actions (``rule`` says which rule)
+        └── BotFault                the fault policy applies (forfeit, or a random action)
+            ├── BotStartFailed      the command could not be started
+            ├── BotTimeout          no answer in time (hello or act)
+            ├── BotCrashed          the bot exited or closed its stdout
+            ├── BotNotReading       the bot stopped reading its stdin
+            ├── LineTooLong         a line over the size bound, discarded unread
+            └── TooManyRejections   ``max_rejections`` refused answers for one decision
 
-The class name of an illegal action is also its *reason code*: ``reason_code`` turns
+The class name of an illegal action or a bot error is also its *reason code*: ``reason_code`` turns
 ``MustFollowSuit`` into ``"must_follow_suit"``, the string written to logs and sent to bots.
 """
 
@@ -70,7 +83,79 @@ class SeedError(RefereeError, ValueError):
     """A match seed must be an integer from 0 to 2**64 - 1."""
 
 
+class BotError(RefereeError):
+    """A bot broke the protocol."""
+
+
+class Rejection(BotError):
+    """An answer the referee refused; nothing changed and the bot may answer again."""
+
+    #: The refused line, decoded leniently and cut short, for the log.
+    raw: str = ""
+
+
+class InvalidUtf8(Rejection):
+    """The line is not valid UTF-8."""
+
+
+class InvalidJson(Rejection):
+    """The line is not one JSON value."""
+
+
+class BadMessage(Rejection):
+    """Valid JSON, but not the message expected: wrong shape, fields, types or ``type``."""
+
+
+class IllegalActionAnswer(Rejection):
+    """The action is not one of ``legal_actions``; ``rule`` names the rule it breaks."""
+
+    code = "illegal_action"
+
+    def __init__(self, detail: str, rule: str) -> None:
+        super().__init__(detail)
+        self.rule = rule
+
+
+class BotFault(BotError):
+    """A fault: the fault policy applies (forfeit, or a seeded random action and a strike)."""
+
+
+class BotStartFailed(BotFault):
+    """The bot's command could not be started."""
+
+    code = "start_failed"
+
+
+class BotTimeout(BotFault):
+    """The bot did not answer within its time."""
+
+    code = "timeout"
+
+
+class BotCrashed(BotFault):
+    """The bot exited or closed its stdout."""
+
+    code = "crashed"
+
+
+class BotNotReading(BotFault):
+    """The bot stopped reading its stdin, so a message to it could not be delivered in time."""
+
+    code = "not_reading"
+
+
+class LineTooLong(BotFault):
+    """The bot sent a line over the size bound; it was discarded unread."""
+
+
+class TooManyRejections(BotFault):
+    """The bot's answers to one decision were refused ``max_rejections`` times."""
+
+
 def reason_code(error: type[BaseException] | BaseException) -> str:
-    """``MustFollowSuit`` -> ``"must_follow_suit"``: the stable name written to logs."""
+    """``MustFollowSuit`` -> ``"must_follow_suit"``, ``BotTimeout`` -> ``"bot_timeout"``."""
     cls = error if isinstance(error, type) else type(error)
+    code = cls.__dict__.get("code")
+    if isinstance(code, str):
+        return code
     return re.sub(r"(?<!^)(?=[A-Z])", "_", cls.__name__).lower()

@@ -1,0 +1,36 @@
+#!/usr/bin/env python3
+"""The smallest complete Texas 42 bot: it answers every decision with a random legal action.
+
+Copy it to start your own. Protocol (see protocol/PROTOCOL.md): one JSON object per line on
+stdin; answer `hello` with `ready` and every `act` with an `action` carrying the same `id`
+and one element of `legal_actions`, verbatim. Ignore any other message or field.
+"""
+
+import json
+import random
+import sys
+
+
+def send(message: dict) -> None:
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+
+
+def main() -> None:
+    rng = random.Random()
+    for line in sys.stdin:
+        message = json.loads(line)
+        kind = message.get("type")
+        if kind == "hello":
+            rng.seed(message["seed"])  # the referee's seed makes the bot reproducible
+            send({"type": "ready", "name": "random"})
+        elif kind == "act":
+            action = rng.choice(message["legal_actions"])
+            send({"type": "action", "id": message["id"], "action": action})
+        elif kind == "match_end":
+            return
+        # hand_end, rejected, and message types added later need no answer.
+
+
+if __name__ == "__main__":
+    main()

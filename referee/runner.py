@@ -1,0 +1,98 @@
+"""Running a real match: bot processes, their pipes and stderr files, the log file.
+
+This is the only place where a table meets processes and files. Every exit path — the end,
+a forfeit, an error in the referee, Ctrl-C — closes every bot's process group and ends the
+log with a ``match_end`` record.
+"""
+
+from __future__ import annotations
+
+import secrets
+from datetime import datetime
+from pathlib import Path
+
+import msgspec
+import trio
+
+from referee.connection import BotConnection
+from referee.errors import BotStartFailed
+from referee.log import LogWriter
+from referee.process import BotProcess
+from referee.rules.tiles import SEATS, Seat
+from referee.settings import MatchSettings
+from referee.table import MatchOutcome, Table
+
+BUNDLED_BOTS = Path(__file__).resolve().parent.parent / "example_bots"
+
+
+def random_seed() -> int:
+    return secrets.randbits(64)
+
+
+def default_log_path(seed: int, directory: Path = Path("matches")) -> Path:
+    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+    return directory / f"match-{stamp}-{seed}.jsonl"
+
+
+def stderr_path(log_path: Path, seat: Seat) -> Path:
+    """Where a seat's stderr is kept: beside the log, ``<log>.<seat>.stderr``."""
+    return log_path.with_name(f"{log_path.name}.{seat}.stderr")
+
+
+def seat_commands(commands: list[str]) -> dict[Seat, str]:
+    """Four commands for A, B, C, D, or two: the first plays A and C, the second B and D."""
+    if len(commands) == 4:
+        return dict(zip(SEATS, commands, strict=True))
+    if len(commands) == 2:
+        return {"A": commands[0], "B": commands[1], "C": commands[0], "D": commands[1]}
+    raise ValueError(f"give four bot commands (A, B, C, D) or two (A+C, B+D), not {len(commands)}")
+
+
+async def run_match(
+    settings: MatchSettings, commands: dict[Seat, str], log_path: Path
+) -> MatchOutcome:
+    """Start the four bots, play the match, close every bot; the log is ``log_path``."""
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    with log_path.open("wb") as log_file:
+        log = LogWriter(log_file)
+        bots: dict[Seat, BotProcess] = {}
+        failures: dict[Seat, BotStartFailed] = {}
+        table: Table | None = None
+        async with trio.open_nursery() as nursery:
+            try:
+                for seat in SEATS:
+                    try:
+                        bots[seat] = await BotProcess.start(
+                            seat,
+                            commands[seat],
+                            stderr_path(log_path, seat),
+                            settings.stderr_limit,
+                        )
+                    except BotStartFailed as exc:
+                        failures[seat] = exc
+                        continue
+                    nursery.start_soon(bots[seat].drain_stderr)
+                connections = {
+                    seat: BotConnection(seat, bot.stdin, bot.stdout, settings.max_line_bytes)
+                    for seat, bot in bots.items()
+                }
+                table = Table(settings, connections, log, commands, failures)
+                outcome = await table.play()
+            except BaseException as exc:
+                if table is not None:
+                    interrupted = isinstance(exc, KeyboardInterrupt | trio.Cancelled)
+                    table.conclude(
+                        None,
+                        "interrupted" if interrupted else "error",
+                        "the referee was interrupted"
+                        if interrupted
+                        else f"referee error: {type(exc).__name__}: {exc}",
+                    )
+                raise
+            finally:
+                with trio.CancelScope(shield=True):
+                    async with trio.open_nursery() as closing:
+                        for bot in bots.values():
+                            closing.start_soon(bot.close)
+                nursery.cancel_scope.cancel()  # stderr readers of bots whose pipes stay open
+    return msgspec.structs.replace(outcome, log=str(log_path))

@@ -1,0 +1,49 @@
+"""The competition rules a match is played under (the game's rules are in ``referee.rules``)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import msgspec
+
+from referee.messages import Limits
+
+FaultPolicy = Literal["forfeit", "random"]
+
+
+class MatchSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Limits and policies for one match. Defaults suit bots that answer in milliseconds."""
+
+    #: The match seed: first dealer and every deal (0 to 2**64-1).
+    seed: int
+    #: Seconds a bot has for each decision. One second is generous for a program and keeps a
+    #: stuck bot from stalling a tournament.
+    move_timeout: float = 1.0
+    #: Seconds a bot has to answer ``hello``: interpreters and JITs need time to start.
+    startup_timeout: float = 10.0
+    #: Seconds of extra time for the whole match, spent only when a move overruns.
+    time_bank: float = 0.0
+    #: Refused answers allowed for one decision; reaching it is a fault.
+    max_rejections: int = 3
+    #: ``forfeit``: a fault loses the match. ``random``: a seeded random legal action is played
+    #: for the seat and a strike recorded.
+    on_fault: FaultPolicy = "forfeit"
+    #: Strikes a seat may collect under ``random``; the next fault forfeits.
+    max_strikes: int = 3
+    #: Hands after which a match that nobody has won ends unfinished (all-pass redeals).
+    max_hands: int = 200
+    #: Longest line a bot may send, in bytes.
+    max_line_bytes: int = 1 << 20
+    #: Bytes of each bot's stderr kept beside the log.
+    stderr_limit: int = 1 << 20
+
+    def limits(self) -> Limits:
+        return Limits(
+            move_timeout_ms=round(self.move_timeout * 1000),
+            startup_timeout_ms=round(self.startup_timeout * 1000),
+            time_bank_ms=round(self.time_bank * 1000),
+            max_rejections=self.max_rejections,
+            on_fault=self.on_fault,
+            max_strikes=self.max_strikes,
+            max_line_bytes=self.max_line_bytes,
+        )

@@ -1,0 +1,510 @@
+"""The table: four bot connections, the rules engine, the clock and the fault policy.
+
+``Table.play`` runs a whole match over ``BotConnection`` objects; it does not know whether
+they are subprocess pipes or in-memory streams. It asks one seat at a time, sends each seat
+only its own view plus the public events, never lets a bot's bytes change the game except
+through a legal action, and writes every step to the log. Whatever happens — a forfeit,
+a void start, too many hands — it returns a ``MatchOutcome`` and the log ends with a
+``match_end`` record; only a bug in the referee itself escapes as an exception.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections import Counter
+from typing import Final
+
+import msgspec
+import trio
+
+from referee import __version__
+from referee.connection import BotConnection, decode_bot_line, excerpt
+from referee.errors import (
+    BadMessage,
+    BotCrashed,
+    BotFault,
+    BotNotReading,
+    BotStartFailed,
+    IllegalAction,
+    IllegalActionAnswer,
+    Rejection,
+    TooManyRejections,
+    reason_code,
+)
+from referee.log import LogWriter
+from referee.messages import (
+    PROTOCOL_VERSION,
+    Act,
+    ActionAnswer,
+    Event,
+    HandEnd,
+    Hello,
+    MatchEnd,
+    Ready,
+    Rejected,
+    encode_line,
+)
+from referee.records import (
+    LOG_VERSION,
+    ActRecord,
+    BotReady,
+    DealRecord,
+    EndReason,
+    FaultRecord,
+    Forfeit,
+    GameHand,
+    GameMove,
+    GameRecord,
+    HandEndRecord,
+    Header,
+    IgnoredRecord,
+    MatchEndRecord,
+    MoveRecord,
+    RejectedRecord,
+    Timing,
+    TrickRecord,
+    game_digest,
+)
+from referee.rules import Action, HandEnded, HandStarted, Match, MatchEnded, TrickTaken
+from referee.rules.contract import side_name
+from referee.rules.deal import Stream
+from referee.rules.tiles import OPPONENTS_OF, PARTNERSHIP_OF, SEATS, Partnership, Seat
+from referee.settings import MatchSettings
+
+#: Seconds allowed to deliver ``hand_end``/``match_end`` to a bot that is not deciding.
+DELIVERY_TIMEOUT: Final = 5.0
+
+
+class MatchOutcome(msgspec.Struct, frozen=True):
+    """The result of a match as ``referee match --json`` prints it."""
+
+    winner: Partnership | None
+    marks: dict[Partnership, int]
+    hands: int
+    end: EndReason
+    detail: str
+    forfeit: Forfeit | None
+    faults: dict[Seat, dict[str, int]]
+    names: dict[Seat, str]
+    seed: int
+    game_digest: str
+    log: str | None = None
+
+
+class _MatchOver(Exception):
+    """Ends the match early (a forfeit, a void start, too many hands)."""
+
+    def __init__(self, end: EndReason, detail: str, forfeit: Forfeit | None = None) -> None:
+        super().__init__(detail)
+        self.end = end
+        self.detail = detail
+        self.forfeit = forfeit
+
+
+def _forfeit(seat: Seat, fault: BotFault, what: str = "forfeits") -> _MatchOver:
+    return _MatchOver(
+        "forfeit",
+        f"{seat} {what}: {reason_code(fault)}: {fault}",
+        Forfeit(seat=seat, reason=reason_code(fault), detail=str(fault)),
+    )
+
+
+def bot_seed(match_seed: int, seat: Seat) -> int:
+    """The seed told to a bot for its own randomness: derived from, but not revealing, the
+    match seed."""
+    stream = Stream(f"{match_seed}/bot/{seat}")
+    return (stream.uniform(2**32) << 32) | stream.uniform(2**32)
+
+
+class Table:
+    """Plays one match between four connected bots."""
+
+    def __init__(
+        self,
+        settings: MatchSettings,
+        connections: dict[Seat, BotConnection],
+        log: LogWriter,
+        commands: dict[Seat, str],
+        start_failures: dict[Seat, BotStartFailed] | None = None,
+    ) -> None:
+        self.settings = settings
+        self.connections = connections
+        self.log = log
+        self.commands = commands
+        self.names: dict[Seat, str] = {seat: "" for seat in SEATS}
+        self.faults: dict[Seat, Counter[str]] = {seat: Counter() for seat in SEATS}
+        self.strikes: dict[Seat, int] = dict.fromkeys(SEATS, 0)
+        self.bank: dict[Seat, float] = dict.fromkeys(SEATS, settings.time_bank)
+        self.dead: dict[Seat, BotFault] = dict(start_failures or {})
+        self.pending: dict[Seat, list[Event]] = {seat: [] for seat in SEATS}
+        self.record = GameRecord(seed=settings.seed)
+        self.match: Match | None = None
+        self.outcome: MatchOutcome | None = None
+        self._last_id = 0
+        self._fault_stream = Stream(f"{settings.seed}/fault")
+
+    # -- the match -------------------------------------------------------------------------
+
+    async def play(self) -> MatchOutcome:
+        self.log.write(
+            Header(
+                log_version=LOG_VERSION,
+                referee_version=__version__,
+                protocol=PROTOCOL_VERSION,
+                seed=self.settings.seed,
+                bots=self.commands,
+                limits=self.settings.limits(),
+                max_hands=self.settings.max_hands,
+                timing=Timing(wall_time=time.time()),
+            )
+        )
+        try:
+            await self._start()
+            await self._play_hands()
+            end: EndReason = "marks"
+            assert self.match is not None and self.match.winner is not None
+            winner: Partnership | None = self.match.winner
+            detail = f"{side_name(self.match.winner)} reached {self.match.marks[self.match.winner]} marks"
+            forfeit = None
+        except _MatchOver as over:
+            end, detail, forfeit = over.end, over.detail, over.forfeit
+            winner = OPPONENTS_OF[PARTNERSHIP_OF[forfeit.seat]] if forfeit else None
+        outcome = self.conclude(winner, end, detail, forfeit)
+        await self._announce(outcome)
+        return outcome
+
+    async def _start(self) -> None:
+        """``hello`` to every seat, then a ``ready`` from each within the startup limit."""
+        deadline = trio.current_time() + self.settings.startup_timeout
+        started = trio.current_time()
+        limits = self.settings.limits()
+        for seat in SEATS:
+            if seat in self.dead:
+                continue
+            hello = Hello(
+                protocol=PROTOCOL_VERSION,
+                seat=seat,
+                partnership=PARTNERSHIP_OF[seat],
+                seed=bot_seed(self.settings.seed, seat),
+                limits=limits,
+            )
+            try:
+                await self.connections[seat].send(encode_line(hello), deadline)
+            except BotFault as fault:
+                self.dead[seat] = fault
+        for seat in SEATS:
+            if seat in self.dead:
+                continue
+            try:
+                ready = await self._receive(seat, 0, deadline, Ready)
+            except BotFault as fault:
+                self.dead[seat] = fault
+                continue
+            assert isinstance(ready, Ready)
+            self.names[seat] = ready.name
+            latency = (trio.current_time() - started) * 1000
+            self.log.write(BotReady(seat=seat, name=ready.name, timing=Timing(latency_ms=latency)))
+        failed = [seat for seat in SEATS if seat in self.dead]
+        for seat in failed:
+            self._record_fault(seat, self.dead[seat], "forfeit", None, None)
+        if not failed:
+            return
+        sides = {PARTNERSHIP_OF[seat] for seat in failed}
+        first = failed[0]
+        if len(sides) == 2:
+            raise _MatchOver("void", "bots of both partnerships failed to start")
+        raise _forfeit(first, self.dead[first], "failed to start")
+
+    async def _play_hands(self) -> None:
+        match = self.match = Match(self.settings.seed)
+        self._deal_record()
+        while not match.is_over:
+            seat = match.turn
+            assert seat is not None
+            legal = match.legal_actions()
+            action, forced, answer_id, timing = await self._decide(seat, match, legal)
+            events = match.apply(seat, action)
+            self.log.write(
+                MoveRecord(seat=seat, action=action, id=answer_id, forced=forced, timing=timing)
+            )
+            self.record.hands[-1].moves.append(GameMove(seat=seat, action=action, forced=forced))
+            for event in events:
+                await self._publish(event, match)
+
+    async def _publish(self, event: object, match: Match) -> None:
+        """Log an engine event and queue or send it to every seat."""
+        if type(event) is HandEnded:
+            result = event.review.result
+            self.record.hands[-1].result = result
+            self.record.marks = dict(match.marks)
+            self.log.write(
+                HandEndRecord(hand=event.review.hand_number, result=result, marks=match.marks)
+            )
+            for seat in SEATS:
+                message = HandEnd(
+                    events=self._take_events(seat), review=event.review, marks=dict(match.marks)
+                )
+                await self._deliver(seat, encode_line(message))
+            return
+        if type(event) is MatchEnded:
+            self.record.winner = event.winner
+            return
+        assert isinstance(event, Event)
+        if type(event) is TrickTaken:
+            self.log.write(
+                TrickRecord(
+                    hand=match.hand.hand_number,
+                    trick=event.trick,
+                    winner=event.winner,
+                    side=event.side,
+                    points=event.points,
+                )
+            )
+        elif type(event) is HandStarted:
+            if event.hand_number > self.settings.max_hands:
+                raise _MatchOver(
+                    "max_hands",
+                    f"no partnership reached 7 marks in {self.settings.max_hands} hands",
+                )
+            self._deal_record()
+        for seat in SEATS:
+            self.pending[seat].append(event)
+
+    def _deal_record(self) -> None:
+        assert self.match is not None
+        hand = self.match.hand
+        deal = {seat: list(hand.hands[seat]) for seat in SEATS}
+        self.log.write(DealRecord(hand=hand.hand_number, dealer=hand.dealer, hands=deal))
+        self.record.hands.append(GameHand(hand=hand.hand_number, dealer=hand.dealer, deal=deal))
+
+    def _take_events(self, seat: Seat) -> list[Event]:
+        events, self.pending[seat] = self.pending[seat], []
+        return events
+
+    # -- one decision ----------------------------------------------------------------------
+
+    async def _decide(
+        self, seat: Seat, match: Match, legal: list[Action]
+    ) -> tuple[Action, bool, int | None, Timing]:
+        """The seat's action, or the fault policy's; raises ``_MatchOver`` on a forfeit."""
+        started = trio.current_time()
+        allowed = self.settings.move_timeout + self.bank[seat]
+        deadline = started + allowed
+        act_id = None
+        try:
+            if seat in self.dead:
+                raise self.dead[seat]
+            act_id, action = await self._ask(seat, match, legal, deadline)
+        except BotFault as fault:
+            latency = (trio.current_time() - started) * 1000
+            self.bank[seat] = 0.0 if not isinstance(fault, TooManyRejections) else self.bank[seat]
+            if isinstance(fault, BotCrashed | BotNotReading):
+                self.dead[seat] = fault
+            penalty = self._penalty(seat)
+            self._record_fault(seat, fault, penalty, act_id, Timing(latency_ms=latency))
+            if penalty == "forfeit":
+                raise _forfeit(seat, fault) from None
+            action = legal[self._fault_stream.uniform(len(legal))]
+            return action, True, None, Timing(latency_ms=latency)
+        elapsed = trio.current_time() - started
+        overrun = elapsed - self.settings.move_timeout
+        if overrun > 0:
+            self.bank[seat] = max(0.0, self.bank[seat] - overrun)
+        timing = Timing(latency_ms=elapsed * 1000, bank_ms=self.bank[seat] * 1000)
+        return action, False, act_id, timing
+
+    def _penalty(self, seat: Seat) -> str:
+        if self.settings.on_fault == "forfeit":
+            return "forfeit"
+        self.strikes[seat] += 1
+        return "forfeit" if self.strikes[seat] > self.settings.max_strikes else "random"
+
+    async def _ask(
+        self, seat: Seat, match: Match, legal: list[Action], deadline: float
+    ) -> tuple[int, Action]:
+        """Send ``act`` until the bot answers with a legal action; return (id, action)."""
+        view = match.view(seat)
+        rejections = 0
+        while True:
+            self._last_id += 1
+            act_id = self._last_id
+            time_ms = max(0, int((deadline - trio.current_time()) * 1000))
+            act = Act(
+                id=act_id,
+                events=self._take_events(seat),
+                view=view,
+                legal_actions=legal,
+                time_ms=time_ms,
+            )
+            self.log.write(ActRecord(id=act_id, seat=seat, legal_actions=legal))
+            await self.connections[seat].send(encode_line(act), deadline)
+            try:
+                answer = await self._receive(seat, act_id, deadline, ActionAnswer)
+                assert isinstance(answer, ActionAnswer)
+                if answer.action not in legal:
+                    raise self._illegal(seat, match, answer.action)
+                return act_id, answer.action
+            except Rejection as rejection:
+                rejections += 1
+                await self._reject(seat, act_id, rejection, deadline)
+                if rejections >= self.settings.max_rejections:
+                    raise TooManyRejections(
+                        f"{rejections} answers refused for one decision"
+                        f" (last: {reason_code(rejection)}: {rejection})"
+                    ) from None
+
+    async def _receive(
+        self, seat: Seat, expected_id: int, deadline: float, kind: type[Ready | ActionAnswer]
+    ) -> Ready | ActionAnswer:
+        """The next message of ``kind`` answering ``expected_id``; stale answers are skipped.
+
+        A malformed line raises a ``Rejection`` with ``last_line`` set for the log.
+        """
+        connection = self.connections[seat]
+        while True:
+            line = await connection.receive_line(deadline)
+            try:
+                message = decode_bot_line(line)
+                if type(message) is not kind:
+                    wanted = "ready" if kind is Ready else "action"
+                    got = "ready" if type(message) is Ready else "action"
+                    raise BadMessage(f"expected a {wanted!r} message, got {got!r}")
+            except Rejection as rejection:
+                rejection.raw = excerpt(line)
+                if kind is Ready:
+                    await self._reject(seat, expected_id, rejection, deadline)
+                    continue
+                raise
+            if type(message) is ActionAnswer and message.id != expected_id:
+                self.faults[seat]["ignored"] += 1
+                self.log.write(IgnoredRecord(seat=seat, expected_id=expected_id, raw=excerpt(line)))
+                continue
+            return message
+
+    def _illegal(self, seat: Seat, match: Match, action: Action) -> IllegalActionAnswer:
+        """Why ``action`` is not legal, in the engine's own words (tried on a copy)."""
+        try:
+            match.hand.clone().apply(seat, action)
+        except IllegalAction as exc:
+            return IllegalActionAnswer(str(exc), reason_code(exc))
+        return IllegalActionAnswer(f"{action} is not among the legal actions", "not_offered")
+
+    async def _reject(self, seat: Seat, act_id: int, rejection: Rejection, deadline: float) -> None:
+        code = reason_code(rejection)
+        rule = getattr(rejection, "rule", None)
+        self.faults[seat][code] += 1
+        self.log.write(
+            RejectedRecord(
+                id=act_id,
+                seat=seat,
+                reason=code,
+                detail=str(rejection),
+                raw=rejection.raw,
+                rule=rule,
+            )
+        )
+        detail = f"{rejection} ({rule})" if rule else str(rejection)
+        message = Rejected(id=act_id, reason=code, detail=detail)
+        await self.connections[seat].send(encode_line(message), deadline)
+
+    def _record_fault(
+        self,
+        seat: Seat,
+        fault: BotFault,
+        penalty: str,
+        act_id: int | None,
+        timing: Timing | None,
+    ) -> None:
+        code = reason_code(fault)
+        self.faults[seat][code] += 1
+        self.log.write(
+            FaultRecord(
+                seat=seat,
+                reason=code,
+                detail=str(fault),
+                penalty=penalty,  # type: ignore[arg-type]
+                strikes=self.strikes[seat],
+                id=act_id,
+                timing=timing,
+            )
+        )
+
+    # -- delivery and the end --------------------------------------------------------------
+
+    async def _deliver(self, seat: Seat, line: bytes) -> None:
+        """Send a message nobody waits an answer for; a bot that cannot take it is faulted."""
+        if seat in self.dead:
+            return
+        deadline = trio.current_time() + DELIVERY_TIMEOUT
+        try:
+            await self.connections[seat].send(line, deadline)
+        except BotFault as fault:
+            self.dead[seat] = fault
+            penalty = self._penalty(seat)
+            self._record_fault(seat, fault, penalty, None, None)
+            if penalty == "forfeit":
+                raise _forfeit(seat, fault) from None
+
+    def conclude(
+        self,
+        winner: Partnership | None,
+        end: EndReason,
+        detail: str,
+        forfeit: Forfeit | None = None,
+    ) -> MatchOutcome:
+        """Write the ``match_end`` record and return the outcome (once; later calls repeat it).
+
+        Synchronous, so the referee can still close the log when it is being interrupted.
+        """
+        if self.outcome is not None:
+            return self.outcome
+        record = self.record
+        record.winner, record.end, record.forfeit = winner, end, forfeit
+        digest = game_digest(record)
+        faults = {seat: dict(sorted(self.faults[seat].items())) for seat in SEATS}
+        hands = len(record.hands)
+        self.log.write(
+            MatchEndRecord(
+                winner=winner,
+                marks=record.marks,
+                hands=hands,
+                end=end,
+                detail=detail,
+                forfeit=forfeit,
+                faults=faults,
+                game_digest=digest,
+                timing=Timing(wall_time=time.time()),
+            )
+        )
+        self.outcome = MatchOutcome(
+            winner=winner,
+            marks=dict(record.marks),
+            hands=hands,
+            end=end,
+            detail=detail,
+            forfeit=forfeit,
+            faults=faults,
+            names=dict(self.names),
+            seed=self.settings.seed,
+            game_digest=digest,
+        )
+        return self.outcome
+
+    async def _announce(self, outcome: MatchOutcome) -> None:
+        """Tell every bot still listening that the match is over."""
+        for seat in SEATS:
+            if seat in self.dead:
+                continue
+            message = MatchEnd(
+                events=self._take_events(seat),
+                winner=outcome.winner,
+                marks=outcome.marks,
+                reason=outcome.end,
+                detail=outcome.detail,
+            )
+            deadline = trio.current_time() + DELIVERY_TIMEOUT
+            with contextlib.suppress(
+                BotFault
+            ):  # decided: a bot that cannot hear it changes nothing
+                await self.connections[seat].send(encode_line(message), deadline)
