@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import shlex
 import sys
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
+from typing import Annotated
 
 import msgspec
 import typer
@@ -32,18 +33,23 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def main(
-    version: bool = typer.Option(
-        False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
-    ),
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_version, is_eager=True, help="Print the version and exit."
+        ),
+    ] = False,
 ) -> None:
     """Referee for Texas 42 bot competitions."""
 
 
 @bench_app.command("engine")
 def bench_engine(
-    hands: int = typer.Option(50_000, min=1, help="How many hands to play."),
-    seed: int = typer.Option(1, min=0, help="First match seed (and the action chooser's seed)."),
-    views: bool = typer.Option(False, "--views", help="Also build the seat's view per decision."),
+    hands: Annotated[int, typer.Option(min=1, help="How many hands to play.")] = 50_000,
+    seed: Annotated[int, typer.Option(min=0, help="First match seed (and the chooser's).")] = 1,
+    views: Annotated[
+        bool, typer.Option("--views", help="Also build the seat's view for each decision.")
+    ] = False,
 ) -> None:
     """Play random legal actions through the rules engine's public API; report hands/s."""
     from referee.bench import engine
@@ -61,7 +67,7 @@ def bench_engine(
     typer.echo(f"engine: {result.hands_per_second:.0f} hands/s")
 
 
-class OnFault(str, Enum):
+class OnFault(StrEnum):
     forfeit = "forfeit"
     random = "random"
 
@@ -79,48 +85,56 @@ def _fail(message: str) -> typer.Exit:
 
 @app.command("match")
 def match_command(
-    bots: list[str] = typer.Argument(
-        None,
-        metavar="[BOT]...",
-        help="Four bot commands (seats A, B, C, D) or two (A+C, B+D), each one string split as"
-        " a shell would, e.g. 'python3 my_bot.py'. None: the bundled heuristic bot (A+C)"
-        " against the bundled random bot (B+D).",
-        show_default=False,
-    ),
-    seed: int | None = typer.Option(
-        None,
-        min=0,
-        max=2**64 - 1,
-        help="Match seed: first dealer and every deal. Random if absent.",
-    ),
-    log: Path | None = typer.Option(
-        None, help="Replay log path (JSON lines). Default: a new file under ./matches/."
-    ),
-    move_timeout: float = typer.Option(1.0, min=0.001, help="Seconds per decision."),
-    startup_timeout: float = typer.Option(10.0, min=0.001, help="Seconds to answer hello."),
-    time_bank: float = typer.Option(
-        0.0, min=0.0, help="Extra seconds per seat for the match, spent when a move overruns."
-    ),
-    max_rejections: int = typer.Option(
-        3, min=1, help="Refused answers for one decision before it is a fault."
-    ),
-    on_fault: OnFault = typer.Option(
-        OnFault.forfeit,
-        help="forfeit: a fault loses the match. random: a seeded random legal action is played"
-        " for the seat and a strike recorded.",
-    ),
-    max_strikes: int = typer.Option(
-        3, min=0, help="Strikes allowed under --on-fault random; the next fault forfeits."
-    ),
-    max_hands: int = typer.Option(
-        200, min=1, help="End the match unfinished after this many hands (all-pass redeals)."
-    ),
-    max_line_bytes: int = typer.Option(
-        1 << 20, min=64, help="Longest line a bot may send; longer lines are a fault."
-    ),
-    json_output: bool = typer.Option(
-        False, "--json", help="Print one JSON object with the outcome on stdout."
-    ),
+    bots: Annotated[
+        list[str] | None,
+        typer.Argument(
+            metavar="[BOT]...",
+            help="Four bot commands (seats A, B, C, D) or two (A+C, B+D), each one string split"
+            " as a shell would, e.g. 'python3 my_bot.py'. None: the bundled heuristic bot (A+C)"
+            " against the bundled random bot (B+D).",
+            show_default=False,
+        ),
+    ] = None,
+    seed: Annotated[
+        int | None,
+        typer.Option(min=0, max=2**64 - 1, help="Match seed: first dealer and every deal."),
+    ] = None,
+    log: Annotated[
+        Path | None,
+        typer.Option(help="Replay log path (JSON lines). Default: a new file under ./matches/."),
+    ] = None,
+    move_timeout: Annotated[float, typer.Option(min=0.001, help="Seconds per decision.")] = 1.0,
+    startup_timeout: Annotated[
+        float, typer.Option(min=0.001, help="Seconds to answer hello.")
+    ] = 10.0,
+    time_bank: Annotated[
+        float,
+        typer.Option(min=0.0, help="Extra seconds per seat for the match, spent on overruns."),
+    ] = 0.0,
+    max_rejections: Annotated[
+        int, typer.Option(min=1, help="Refused answers for one decision before it is a fault.")
+    ] = 3,
+    on_fault: Annotated[
+        OnFault,
+        typer.Option(
+            help="forfeit: a fault loses the match. random: a seeded random legal action is"
+            " played for the seat and a strike recorded."
+        ),
+    ] = OnFault.forfeit,
+    max_strikes: Annotated[
+        int,
+        typer.Option(min=0, help="Strikes allowed under --on-fault random; the next forfeits."),
+    ] = 3,
+    max_hands: Annotated[
+        int,
+        typer.Option(min=1, help="End the match unfinished after this many hands (all passes)."),
+    ] = 200,
+    max_line_bytes: Annotated[
+        int, typer.Option(min=64, help="Longest line a bot may send; longer is a fault.")
+    ] = 1 << 20,
+    json_output: Annotated[
+        bool, typer.Option("--json", help="Print one JSON object with the outcome on stdout.")
+    ] = False,
 ) -> None:
     """Play one match between four bot programs and write its replay log.
 
@@ -146,7 +160,7 @@ def match_command(
         startup_timeout=startup_timeout,
         time_bank=time_bank,
         max_rejections=max_rejections,
-        on_fault=on_fault.value,  # type: ignore[arg-type]
+        on_fault=on_fault.value,
         max_strikes=max_strikes,
         max_hands=max_hands,
         max_line_bytes=max_line_bytes,

@@ -26,7 +26,7 @@ def print_outcome(outcome: MatchOutcome, commands: dict[Seat, str]) -> None:
             faults,
         )
     console.print(seats)
-    marks = f"A+C {outcome.marks['AC']} – B+D {outcome.marks['BD']}"
+    marks = f"A+C {outcome.marks['AC']}, B+D {outcome.marks['BD']}"
     winner = side_name(outcome.winner) if outcome.winner else "nobody"
     console.print(f"hands played: {outcome.hands}   marks: {marks}")
     console.print(f"[bold]winner: {winner}[/bold] ({outcome.end}: {outcome.detail})")

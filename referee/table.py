@@ -165,7 +165,8 @@ class Table:
             end: EndReason = "marks"
             assert self.match is not None and self.match.winner is not None
             winner: Partnership | None = self.match.winner
-            detail = f"{side_name(self.match.winner)} reached {self.match.marks[self.match.winner]} marks"
+            marks = self.match.marks[self.match.winner]
+            detail = f"{side_name(self.match.winner)} reached {marks} marks"
             forfeit = None
         except _MatchOver as over:
             end, detail, forfeit = over.end, over.detail, over.forfeit
