@@ -67,6 +67,53 @@ def bench_engine(
     typer.echo(f"engine: {result.hands_per_second:.0f} hands/s")
 
 
+@bench_app.command("referee")
+def bench_referee(
+    matches: Annotated[int, typer.Option(min=1, help="How many matches to play.")] = 20,
+    seed: Annotated[int, typer.Option(min=0, help="First match seed.")] = 1,
+) -> None:
+    """Matches between instant bots through the real referee, against the raw pipe rate."""
+    from referee.bench import referee
+
+    result = referee.run(matches, seed)
+    typer.echo(
+        f"raw pipe: {result.raw_per_second:.0f} round trips/s"
+        f" ({result.raw_round_trips} act lines echoed by a Python process)"
+    )
+    typer.echo(
+        f"referee: {result.matches} matches, {result.decisions} decisions"
+        f" in {result.seconds:.2f} s of play (start-up excluded)"
+    )
+    share = result.decisions_per_second / result.raw_per_second
+    typer.echo(f"target: {referee.TARGET_SHARE:.0%} of the raw pipe rate")
+    typer.echo(
+        f"referee: {result.decisions_per_second:.0f} decisions/s ({share:.0%} of raw pipe rate)"
+    )
+
+
+@app.command("schema")
+def schema_command(
+    check: Annotated[
+        bool, typer.Option("--check", help="Only check that the files are up to date.")
+    ] = False,
+) -> None:
+    """Write the JSON Schemas of the protocol and the replay log into protocol/."""
+    from referee.schema import PROTOCOL_DIR, SCHEMA_FILES, render
+
+    stale = []
+    for name, make in SCHEMA_FILES.items():
+        path = PROTOCOL_DIR / name
+        text = render(make())
+        if path.exists() and path.read_text() == text:
+            continue
+        stale.append(name)
+        if not check:
+            path.write_text(text)
+            typer.echo(f"wrote {path}")
+    if check and stale:
+        raise _fail(f"stale: {', '.join(stale)}; run 'referee schema' to regenerate")
+
+
 class OnFault(StrEnum):
     forfeit = "forfeit"
     random = "random"

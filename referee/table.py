@@ -89,6 +89,10 @@ class MatchOutcome(msgspec.Struct, frozen=True):
     names: dict[Seat, str]
     seed: int
     game_digest: str
+    #: Decisions asked of the bots (rejected answers' fresh ``act`` not counted twice).
+    decisions: int
+    #: Seconds from the first deal to the end (bot start-up excluded).
+    play_seconds: float
     log: str | None = None
 
 
@@ -141,6 +145,8 @@ class Table:
         self.record = GameRecord(seed=settings.seed)
         self.match: Match | None = None
         self.outcome: MatchOutcome | None = None
+        self.decisions = 0
+        self._play_started: float | None = None
         self._last_id = 0
         self._fault_stream = Stream(f"{settings.seed}/fault")
 
@@ -219,6 +225,7 @@ class Table:
 
     async def _play_hands(self) -> None:
         match = self.match = Match(self.settings.seed)
+        self._play_started = trio.current_time()
         self._deal_record()
         while not match.is_over:
             seat = match.turn
@@ -289,6 +296,7 @@ class Table:
         self, seat: Seat, match: Match, legal: list[Action]
     ) -> tuple[Action, bool, int | None, Timing]:
         """The seat's action, or the fault policy's; raises ``_MatchOver`` on a forfeit."""
+        self.decisions += 1
         started = trio.current_time()
         allowed = self.settings.move_timeout + self.bank[seat]
         deadline = started + allowed
@@ -489,6 +497,10 @@ class Table:
             names=dict(self.names),
             seed=self.settings.seed,
             game_digest=digest,
+            decisions=self.decisions,
+            play_seconds=0.0
+            if self._play_started is None
+            else trio.current_time() - self._play_started,
         )
         return self.outcome
 

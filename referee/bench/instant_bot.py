@@ -1,0 +1,29 @@
+"""The referee benchmark's opponent: answers at once, with a legal action picked by the act id."""
+
+import json
+import sys
+
+
+def main() -> None:
+    write, flush = sys.stdout.write, sys.stdout.flush
+    for line in sys.stdin:
+        message = json.loads(line)
+        kind = message.get("type")
+        if kind == "act":
+            legal = message["legal_actions"]
+            answer = {
+                "type": "action",
+                "id": message["id"],
+                "action": legal[message["id"] % len(legal)],
+            }
+            write(json.dumps(answer) + "\n")
+            flush()
+        elif kind == "hello":
+            write('{"type": "ready", "name": "instant"}\n')
+            flush()
+        elif kind == "match_end":
+            return
+
+
+if __name__ == "__main__":
+    main()

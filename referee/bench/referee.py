@@ -1,0 +1,111 @@
+"""Decisions per second through the whole referee, against the pipes' own round-trip rate.
+
+Both halves run in the same process, over the same kind of pipes, with the same bytes:
+first an echo process answers real ``act`` lines (recorded from a real match) as fast as the
+pipe allows — the ceiling; then full matches between instant bots run through the real
+referee (processes, views, validation, the log). Bot start-up is not counted.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+import trio
+
+from referee.connection import BotConnection
+from referee.messages import Act, encode_line
+from referee.process import BotProcess, StderrSink
+from referee.rules import SEATS, Match, Seat
+from referee.runner import run_match
+from referee.settings import MatchSettings
+
+HERE: Final = Path(__file__).resolve().parent
+INSTANT_BOT: Final = HERE / "instant_bot.py"
+ECHO: Final = HERE / "echo.py"
+TARGET_SHARE: Final = 0.70
+
+
+@dataclass(frozen=True)
+class RefereeBench:
+    matches: int
+    decisions: int
+    seconds: float
+    raw_round_trips: int
+    raw_seconds: float
+
+    @property
+    def decisions_per_second(self) -> float:
+        return self.decisions / self.seconds
+
+    @property
+    def raw_per_second(self) -> float:
+        return self.raw_round_trips / self.raw_seconds
+
+
+def sample_act_lines(seed: int, count: int) -> list[bytes]:
+    """Real ``act`` lines, as the referee would send them, from random matches."""
+    rng = random.Random(seed)
+    lines: list[bytes] = []
+    match = Match(seed)
+    while len(lines) < count:
+        if match.is_over:
+            match = Match(seed + len(lines))
+        seat = match.turn
+        assert seat is not None
+        legal = match.legal_actions()
+        act = Act(
+            id=len(lines) + 1, events=[], view=match.view(seat), legal_actions=legal, time_ms=1000
+        )
+        lines.append(encode_line(act))
+        match.apply(seat, rng.choice(legal))
+    return lines
+
+
+async def raw_pipe_rate(lines: list[bytes], rounds: int) -> tuple[int, float]:
+    """Round trips per second between this process and an echo process over pipes."""
+    process = await trio.lowlevel.open_process(
+        [sys.executable, str(ECHO)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        start_new_session=True,
+    )
+    bot = BotProcess("A", "echo", process, StderrSink(None, 0))
+    connection = BotConnection("A", bot.stdin, bot.stdout, 1 << 20)
+    try:
+        for line in lines[:50]:  # warm up
+            await connection.send(line, math.inf)
+            await connection.receive_line(math.inf)
+        started = trio.current_time()
+        for i in range(rounds):
+            await connection.send(lines[i % len(lines)], math.inf)
+            await connection.receive_line(math.inf)
+        return rounds, trio.current_time() - started
+    finally:
+        await bot.close()
+
+
+async def _run(matches: int, seed: int) -> RefereeBench:
+    command = f"{sys.executable} {INSTANT_BOT}"
+    commands: dict[Seat, str] = dict.fromkeys(SEATS, command)
+    decisions = 0
+    seconds = 0.0
+    with tempfile.TemporaryDirectory() as directory:
+        for i in range(matches):
+            settings = MatchSettings(seed=seed + i)
+            outcome = await run_match(settings, commands, Path(directory) / f"{i}.jsonl")
+            decisions += outcome.decisions
+            seconds += outcome.play_seconds
+    lines = sample_act_lines(seed, 2000)
+    rounds, raw_seconds = await raw_pipe_rate(lines, max(decisions, 2000))
+    return RefereeBench(matches, decisions, seconds, rounds, raw_seconds)
+
+
+def run(matches: int, seed: int) -> RefereeBench:
+    return trio.run(_run, matches, seed)
