@@ -357,6 +357,11 @@ class Hand:
 
 def _tile_text(tile: object) -> str:
     try:
-        return str(Tile(*tile))  # type: ignore[misc]
-    except TypeError:
+        low: object
+        high: object
+        low, high = tile  # type: ignore[misc]
+    except (TypeError, ValueError):
         return repr(tile)
+    if isinstance(low, int) and isinstance(high, int) and low > high:
+        return f"[{low}|{high}] (a tile is written low half first: [{high}|{low}])"
+    return f"[{low}|{high}]"
