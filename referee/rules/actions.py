@@ -31,7 +31,9 @@ def trump_name(trump: Trump) -> str:
         return "no trump"
     if trump == DOUBLES:
         return "doubles"
-    return SUIT_NAMES[int(trump)]
+    if type(trump) is int and trump in SUIT_NAMES:
+        return SUIT_NAMES[trump]
+    return repr(trump)  # not a trump: still printable, so the error about it can be raised
 
 
 class _Action(
