@@ -298,30 +298,29 @@ class Table:
         """The seat's action, or the fault policy's; raises ``_MatchOver`` on a forfeit."""
         self.decisions += 1
         started = trio.current_time()
-        allowed = self.settings.move_timeout + self.bank[seat]
-        deadline = started + allowed
-        act_id = None
+        deadline = started + self.settings.move_timeout + self.bank[seat]
+        first_id = self._last_id + 1
+        fault: BotFault | None = None
         try:
             if seat in self.dead:
                 raise self.dead[seat]
             act_id, action = await self._ask(seat, match, legal, deadline)
-        except BotFault as fault:
-            latency = (trio.current_time() - started) * 1000
-            self.bank[seat] = 0.0 if not isinstance(fault, TooManyRejections) else self.bank[seat]
-            if isinstance(fault, BotCrashed | BotNotReading):
-                self.dead[seat] = fault
-            penalty = self._penalty(seat)
-            self._record_fault(seat, fault, penalty, act_id, Timing(latency_ms=latency))
-            if penalty == "forfeit":
-                raise _forfeit(seat, fault) from None
-            action = legal[self._fault_stream.uniform(len(legal))]
-            return action, True, None, Timing(latency_ms=latency)
+        except BotFault as exc:
+            fault = exc
         elapsed = trio.current_time() - started
-        overrun = elapsed - self.settings.move_timeout
-        if overrun > 0:
-            self.bank[seat] = max(0.0, self.bank[seat] - overrun)
+        overrun = max(0.0, elapsed - self.settings.move_timeout)
+        self.bank[seat] = max(0.0, self.bank[seat] - overrun)
         timing = Timing(latency_ms=elapsed * 1000, bank_ms=self.bank[seat] * 1000)
-        return action, False, act_id, timing
+        if fault is None:
+            return action, False, act_id, timing
+        if isinstance(fault, BotCrashed | BotNotReading):
+            self.dead[seat] = fault
+        penalty = self._penalty(seat)
+        last_id = self._last_id if self._last_id >= first_id else None
+        self._record_fault(seat, fault, penalty, last_id, timing)
+        if penalty == "forfeit":
+            raise _forfeit(seat, fault)
+        return legal[self._fault_stream.uniform(len(legal))], True, None, timing
 
     def _penalty(self, seat: Seat) -> str:
         if self.settings.on_fault == "forfeit":
