@@ -1,0 +1,5 @@
+"""``python -m referee`` is the ``referee`` command."""
+
+from referee.cli import app
+
+app()
