@@ -76,24 +76,27 @@ class Stream:
     def shuffle(self, items: list[T]) -> None:
         """Fisher-Yates in place: for i from len-1 down to 1, swap i and ``uniform(i + 1)``."""
         # ``uniform`` inlined over words fetched in one go: this runs for every hand dealt.
-        wanted = len(items) - 1 - (len(self._words) - self._next)
-        if wanted > 0:
-            self._extend(-(-wanted // 8))
+        self._buffer(len(items) - 1)
         words, w = self._words, self._next
-        i = len(items) - 1
-        while i > 0:
-            if w == len(words):
-                self._next = w
-                self._extend(1)
-                words, w = self._words, 0
+        for i in range(len(items) - 1, 0, -1):
+            n = i + 1
             x = words[w]
             w += 1
-            n = i + 1
-            if x < _TWO_32 - _TWO_32 % n:
+            if x >= _TWO_32 - _TWO_32 % n:  # rejected: about once in 150 million deals
+                self._next = w
+                j = self.uniform(n)
+                self._buffer(i - 1)
+                words, w = self._words, self._next
+            else:
                 j = x % n
-                items[i], items[j] = items[j], items[i]
-                i -= 1
+            items[i], items[j] = items[j], items[i]
         self._next = w
+
+    def _buffer(self, count: int) -> None:
+        """Make sure at least ``count`` unused words are buffered."""
+        wanted = count - (len(self._words) - self._next)
+        if wanted > 0:
+            self._extend(-(-wanted // 8))
 
 
 def first_dealer(seed: int) -> Seat:
