@@ -46,7 +46,9 @@ class LineBuffer:
             return None
         newline = self._buffer.find(b"\n", self._scanned)
         if newline < 0:
-            if len(self._buffer) > self._max_bytes:
+            # A trailing \r may be the first half of a \r\n line end: not content yet.
+            pending = len(self._buffer) - (1 if self._buffer.endswith(b"\r") else 0)
+            if pending > self._max_bytes:
                 self._buffer.clear()
                 self._scanned = 0
                 self._discarding = True

@@ -23,6 +23,8 @@ from referee.rules.tiles import Partnership, Seat, Tile
 
 LOG_VERSION: Final = 1
 
+#: What a fault cost: the match, a forced random action and a strike, or nothing (decided).
+Penalty = Literal["forfeit", "random", "none"]
 EndReason = Literal["marks", "forfeit", "void", "max_hands", "interrupted", "error"]
 
 
@@ -165,7 +167,7 @@ class FaultRecord(_Record, frozen=True, tag="fault"):
     seat: Seat
     reason: str
     detail: str
-    penalty: Literal["forfeit", "random", "none"]
+    penalty: Penalty
     strikes: int
     id: int | None = None
     timing: Timing | None = None

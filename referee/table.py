@@ -61,6 +61,7 @@ from referee.records import (
     IgnoredRecord,
     MatchEndRecord,
     MoveRecord,
+    Penalty,
     RejectedRecord,
     Timing,
     TrickRecord,
@@ -182,13 +183,16 @@ class Table:
         return outcome
 
     async def _start(self) -> None:
-        """``hello`` to every seat, then a ``ready`` from each within the startup limit."""
-        deadline = trio.current_time() + self.settings.startup_timeout
+        """``hello`` to every seat, then a ``ready`` from each within the startup limit.
+
+        The seats are greeted concurrently, so one slow starter costs the others nothing.
+        """
         started = trio.current_time()
+        deadline = started + self.settings.startup_timeout
         limits = self.settings.limits()
-        for seat in SEATS:
-            if seat in self.dead:
-                continue
+        readies: dict[Seat, tuple[str, float]] = {}
+
+        async def greet(seat: Seat) -> None:
             hello = Hello(
                 protocol=PROTOCOL_VERSION,
                 seat=seat,
@@ -198,20 +202,20 @@ class Table:
             )
             try:
                 await self.connections[seat].send(encode_line(hello), deadline)
+                ready, _ = await self._receive(seat, 0, deadline, Ready)
             except BotFault as fault:
                 self.dead[seat] = fault
-        for seat in SEATS:
-            if seat in self.dead:
-                continue
-            try:
-                ready = await self._receive(seat, 0, deadline, Ready)
-            except BotFault as fault:
-                self.dead[seat] = fault
-                continue
+                return
             assert isinstance(ready, Ready)
-            self.names[seat] = ready.name
-            latency = (trio.current_time() - started) * 1000
-            self.log.write(BotReady(seat=seat, name=ready.name, timing=Timing(latency_ms=latency)))
+            readies[seat] = (ready.name, (trio.current_time() - started) * 1000)
+
+        async with trio.open_nursery() as nursery:
+            for seat in SEATS:
+                if seat not in self.dead:
+                    nursery.start_soon(greet, seat)
+        for seat, (name, latency) in sorted(readies.items()):
+            self.names[seat] = name
+            self.log.write(BotReady(seat=seat, name=name, timing=Timing(latency_ms=latency)))
         failed = [seat for seat in SEATS if seat in self.dead]
         for seat in failed:
             self._record_fault(seat, self.dead[seat], "forfeit", None, None)
@@ -227,6 +231,9 @@ class Table:
         match = self.match = Match(self.settings.seed)
         self._play_started = trio.current_time()
         self._deal_record()
+        first = HandStarted(hand_number=1, dealer=match.hand.dealer)
+        for queue in self.pending.values():
+            queue.append(first)  # as for every later hand
         while not match.is_over:
             seat = match.turn
             assert seat is not None
@@ -322,7 +329,7 @@ class Table:
             raise _forfeit(seat, fault)
         return legal[self._fault_stream.uniform(len(legal))], True, None, timing
 
-    def _penalty(self, seat: Seat) -> str:
+    def _penalty(self, seat: Seat) -> Penalty:
         if self.settings.on_fault == "forfeit":
             return "forfeit"
         self.strikes[seat] += 1
@@ -348,10 +355,12 @@ class Table:
             self.log.write(ActRecord(id=act_id, seat=seat, legal_actions=legal))
             await self.connections[seat].send(encode_line(act), deadline)
             try:
-                answer = await self._receive(seat, act_id, deadline, ActionAnswer)
+                answer, line = await self._receive(seat, act_id, deadline, ActionAnswer)
                 assert isinstance(answer, ActionAnswer)
                 if answer.action not in legal:
-                    raise self._illegal(seat, match, answer.action)
+                    illegal = self._illegal(seat, match, answer.action)
+                    illegal.raw = excerpt(line)
+                    raise illegal
                 return act_id, answer.action
             except Rejection as rejection:
                 rejections += 1
@@ -364,11 +373,9 @@ class Table:
 
     async def _receive(
         self, seat: Seat, expected_id: int, deadline: float, kind: type[Ready | ActionAnswer]
-    ) -> Ready | ActionAnswer:
-        """The next message of ``kind`` answering ``expected_id``; stale answers are skipped.
-
-        A malformed line raises a ``Rejection`` with ``last_line`` set for the log.
-        """
+    ) -> tuple[Ready | ActionAnswer, bytes]:
+        """The next message of ``kind`` answering ``expected_id``, and its line; stale answers
+        are skipped. A malformed line raises a ``Rejection`` carrying the line in ``raw``."""
         connection = self.connections[seat]
         while True:
             line = await connection.receive_line(deadline)
@@ -388,7 +395,7 @@ class Table:
                 self.faults[seat]["ignored"] += 1
                 self.log.write(IgnoredRecord(seat=seat, expected_id=expected_id, raw=excerpt(line)))
                 continue
-            return message
+            return message, line
 
     def _illegal(self, seat: Seat, match: Match, action: Action) -> IllegalActionAnswer:
         """Why ``action`` is not legal, in the engine's own words (tried on a copy)."""
@@ -420,7 +427,7 @@ class Table:
         self,
         seat: Seat,
         fault: BotFault,
-        penalty: str,
+        penalty: Penalty,
         act_id: int | None,
         timing: Timing | None,
     ) -> None:
@@ -431,7 +438,7 @@ class Table:
                 seat=seat,
                 reason=code,
                 detail=str(fault),
-                penalty=penalty,  # type: ignore[arg-type]
+                penalty=penalty,
                 strikes=self.strikes[seat],
                 id=act_id,
                 timing=timing,
@@ -449,6 +456,10 @@ class Table:
             await self.connections[seat].send(line, deadline)
         except BotFault as fault:
             self.dead[seat] = fault
+            if self.match is not None and self.match.is_over:
+                # The last hand_end of a won match: the result stands whatever the bot does.
+                self._record_fault(seat, fault, "none", None, None)
+                return
             penalty = self._penalty(seat)
             self._record_fault(seat, fault, penalty, None, None)
             if penalty == "forfeit":
