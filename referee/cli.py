@@ -69,7 +69,7 @@ def bench_engine(
 
 @bench_app.command("referee")
 def bench_referee(
-    matches: Annotated[int, typer.Option(min=1, help="How many matches to play.")] = 20,
+    matches: Annotated[int, typer.Option(min=1, help="How many matches to play.")] = 50,
     seed: Annotated[int, typer.Option(min=0, help="First match seed.")] = 1,
 ) -> None:
     """Matches between instant bots through the real referee, against the raw pipe rate."""

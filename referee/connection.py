@@ -8,6 +8,7 @@ and (usually) one read.
 
 from __future__ import annotations
 
+from types import TracebackType
 from typing import Final
 
 import msgspec
@@ -62,7 +63,12 @@ def _check_utf8(line: bytes) -> None:
 
 
 class BotConnection:
-    """Lines to and from one bot over a send stream and a receive stream."""
+    """Lines to and from one bot over a send stream and a receive stream.
+
+    Time limits come from ``deadline(when)``, one cancel scope around a whole exchange (an
+    ``act`` and every answer to it), which names the fault by what was being waited for:
+    ``BotNotReading`` while a line was being written, ``BotTimeout`` otherwise.
+    """
 
     def __init__(
         self,
@@ -76,20 +82,29 @@ class BotConnection:
         self._receive_stream = receive_stream
         self._lines = LineBuffer(max_line_bytes)
         self._eof = False
+        self._sending = False
 
-    async def send(self, data: bytes, deadline: float) -> None:
-        """Write ``data``; a bot that does not take it by ``deadline`` is not reading."""
+    def deadline(self, when: float) -> Deadline:
+        return Deadline(self, when)
+
+    async def send(self, data: bytes, deadline: float | None = None) -> None:
+        """Write ``data``; ``BotCrashed`` if the bot's input is closed."""
+        if deadline is not None:
+            with self.deadline(deadline):
+                return await self.send(data)
+        self._sending = True  # left set if the deadline cancels the write: it was not read
         try:
-            with trio.fail_at(deadline):
-                await self._send_stream.send_all(data)
-        except trio.TooSlowError:
-            raise BotNotReading("the bot stopped reading its input") from None
+            await self._send_stream.send_all(data)
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             raise BotCrashed("the bot's input is closed (it exited)") from None
+        self._sending = False
 
-    async def receive_line(self, deadline: float) -> bytes:
-        """The next line, or ``BotTimeout`` at ``deadline``, ``BotCrashed`` at end of output,
-        ``LineTooLong`` for a line over the bound."""
+    async def receive_line(self, deadline: float | None = None) -> bytes:
+        """The next line; ``BotCrashed`` at end of output, ``LineTooLong`` over the bound."""
+        if deadline is not None:
+            with self.deadline(deadline):
+                return await self.receive_line()
+        self._sending = False
         while True:
             line = self._lines.next_line()
             if line is LINE_TOO_LONG:
@@ -100,13 +115,38 @@ class BotConnection:
             if self._eof:
                 raise BotCrashed("the bot closed its output (it exited or crashed)")
             try:
-                with trio.fail_at(deadline):
-                    data = await self._receive_stream.receive_some(_READ_SIZE)
-            except trio.TooSlowError:
-                raise BotTimeout("no answer in time") from None
+                data = await self._receive_stream.receive_some(_READ_SIZE)
             except (trio.BrokenResourceError, trio.ClosedResourceError):
                 data = b""
             if not data:
                 self._eof = True
             else:
                 self._lines.feed(data)
+
+
+class Deadline:
+    """A cancel scope that turns running out of time into the bot's fault."""
+
+    __slots__ = ("_connection", "_scope")
+
+    def __init__(self, connection: BotConnection, when: float) -> None:
+        self._connection = connection
+        self._scope = trio.CancelScope(deadline=when)
+
+    def __enter__(self) -> Deadline:
+        self._scope.__enter__()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        sending = self._connection._sending
+        # The scope only ever swallows its own Cancelled, which becomes the bot's fault here.
+        self._scope.__exit__(exc_type, exc, traceback)
+        if self._scope.cancelled_caught:
+            if sending:
+                raise BotNotReading("the bot stopped reading its input")
+            raise BotTimeout("no answer in time")

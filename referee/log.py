@@ -1,7 +1,9 @@
-"""Writing the replay log: one JSON line per record, flushed as it is written.
+"""Writing the replay log: one JSON line per record.
 
-Flushing every record means a crash or a ``kill -9`` of the referee loses at most the record
-being written; ``referee replay`` reports a log that stops early as truncated.
+The table calls ``flush`` before every wait on a bot and after the last record, so whatever
+the referee is doing when it is killed (even with ``kill -9``), the log on disk holds every
+record up to the last wait — at most the few records of the step in progress are lost — and
+``referee replay`` reports a log that stops early as truncated.
 """
 
 from __future__ import annotations
@@ -23,4 +25,6 @@ class LogWriter:
 
     def write(self, record: LogRecord) -> None:
         self._stream.write(_ENCODER.encode(record) + b"\n")
+
+    def flush(self) -> None:
         self._stream.flush()

@@ -23,8 +23,8 @@ from referee.rules.tiles import Partnership, Seat, Tile
 
 LOG_VERSION: Final = 1
 
-#: What a fault cost: the match, a forced random action and a strike, or nothing (decided).
-Penalty = Literal["forfeit", "random", "none"]
+#: What a fault cost: the match, or a forced random action and a strike.
+Penalty = Literal["forfeit", "random"]
 EndReason = Literal["marks", "forfeit", "void", "max_hands", "interrupted", "error"]
 
 

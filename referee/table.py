@@ -73,7 +73,7 @@ from referee.rules.deal import Stream
 from referee.rules.tiles import OPPONENTS_OF, PARTNERSHIP_OF, SEATS, Partnership, Seat
 from referee.settings import MatchSettings
 
-#: Seconds allowed to deliver ``hand_end``/``match_end`` to a bot that is not deciding.
+#: Seconds allowed to deliver ``match_end`` (and any ``hand_end`` still waiting) to a bot.
 DELIVERY_TIMEOUT: Final = 5.0
 
 
@@ -143,6 +143,9 @@ class Table:
         self.bank: dict[Seat, float] = dict.fromkeys(SEATS, settings.time_bank)
         self.dead: dict[Seat, BotFault] = dict(start_failures or {})
         self.pending: dict[Seat, list[Event]] = {seat: [] for seat in SEATS}
+        # hand_end lines wait here and go out in the same write as the seat's next message:
+        # one write and one wake-up of the bot fewer per seat and hand.
+        self.outbox: dict[Seat, bytearray] = {seat: bytearray() for seat in SEATS}
         self.record = GameRecord(seed=settings.seed)
         self.match: Match | None = None
         self.outcome: MatchOutcome | None = None
@@ -201,14 +204,16 @@ class Table:
                 limits=limits,
             )
             try:
-                await self.connections[seat].send(encode_line(hello), deadline)
-                ready, _ = await self._receive(seat, 0, deadline, Ready)
+                with self.connections[seat].deadline(deadline):
+                    await self.connections[seat].send(encode_line(hello))
+                    ready, _ = await self._receive(seat, 0, Ready)
             except BotFault as fault:
                 self.dead[seat] = fault
                 return
             assert isinstance(ready, Ready)
             readies[seat] = (ready.name, (trio.current_time() - started) * 1000)
 
+        self.log.flush()
         async with trio.open_nursery() as nursery:
             for seat in SEATS:
                 if seat not in self.dead:
@@ -245,10 +250,10 @@ class Table:
             )
             self.record.hands[-1].moves.append(GameMove(seat=seat, action=action, forced=forced))
             for event in events:
-                await self._publish(event, match)
+                self._publish(event, match)
 
-    async def _publish(self, event: object, match: Match) -> None:
-        """Log an engine event and queue or send it to every seat."""
+    def _publish(self, event: object, match: Match) -> None:
+        """Log an engine event and queue it for every seat."""
         if type(event) is HandEnded:
             result = event.review.result
             self.record.hands[-1].result = result
@@ -260,7 +265,7 @@ class Table:
                 message = HandEnd(
                     events=self._take_events(seat), review=event.review, marks=dict(match.marks)
                 )
-                await self._deliver(seat, encode_line(message))
+                self.outbox[seat] += encode_line(message)
             return
         if type(event) is MatchEnded:
             self.record.winner = event.winner
@@ -296,6 +301,12 @@ class Table:
     def _take_events(self, seat: Seat) -> list[Event]:
         events, self.pending[seat] = self.pending[seat], []
         return events
+
+    def _take_outbox(self, seat: Seat) -> bytes:
+        """Messages that need no answer (``hand_end``), waiting to go with the next one."""
+        lines = bytes(self.outbox[seat])
+        self.outbox[seat].clear()
+        return lines
 
     # -- one decision ----------------------------------------------------------------------
 
@@ -338,47 +349,54 @@ class Table:
     async def _ask(
         self, seat: Seat, match: Match, legal: list[Action], deadline: float
     ) -> tuple[int, Action]:
-        """Send ``act`` until the bot answers with a legal action; return (id, action)."""
+        """Send ``act`` until the bot answers with a legal action; return (id, action).
+
+        One deadline covers the whole exchange: a refused answer does not stop the clock.
+        """
         view = match.view(seat)
+        connection = self.connections[seat]
         rejections = 0
-        while True:
-            self._last_id += 1
-            act_id = self._last_id
-            time_ms = max(0, int((deadline - trio.current_time()) * 1000))
-            act = Act(
-                id=act_id,
-                events=self._take_events(seat),
-                view=view,
-                legal_actions=legal,
-                time_ms=time_ms,
-            )
-            self.log.write(ActRecord(id=act_id, seat=seat, legal_actions=legal))
-            await self.connections[seat].send(encode_line(act), deadline)
-            try:
-                answer, line = await self._receive(seat, act_id, deadline, ActionAnswer)
-                assert isinstance(answer, ActionAnswer)
-                if answer.action not in legal:
-                    illegal = self._illegal(seat, match, answer.action)
-                    illegal.raw = excerpt(line)
-                    raise illegal
-                return act_id, answer.action
-            except Rejection as rejection:
-                rejections += 1
-                await self._reject(seat, act_id, rejection, deadline)
-                if rejections >= self.settings.max_rejections:
-                    raise TooManyRejections(
-                        f"{rejections} answers refused for one decision"
-                        f" (last: {reason_code(rejection)}: {rejection})"
-                    ) from None
+        with connection.deadline(deadline):
+            while True:
+                self._last_id += 1
+                act_id = self._last_id
+                time_ms = max(0, int((deadline - trio.current_time()) * 1000))
+                act = Act(
+                    id=act_id,
+                    events=self._take_events(seat),
+                    view=view,
+                    legal_actions=legal,
+                    time_ms=time_ms,
+                )
+                self.log.write(ActRecord(id=act_id, seat=seat, legal_actions=legal))
+                self.log.flush()
+                await connection.send(self._take_outbox(seat) + encode_line(act))
+                try:
+                    answer, line = await self._receive(seat, act_id, ActionAnswer)
+                    assert isinstance(answer, ActionAnswer)
+                    if answer.action not in legal:
+                        illegal = self._illegal(seat, match, answer.action)
+                        illegal.raw = excerpt(line)
+                        raise illegal
+                    return act_id, answer.action
+                except Rejection as rejection:
+                    rejections += 1
+                    await self._reject(seat, act_id, rejection)
+                    if rejections >= self.settings.max_rejections:
+                        raise TooManyRejections(
+                            f"{rejections} answers refused for one decision"
+                            f" (last: {reason_code(rejection)}: {rejection})"
+                        ) from None
+        raise AssertionError("unreachable")  # pragma: no cover
 
     async def _receive(
-        self, seat: Seat, expected_id: int, deadline: float, kind: type[Ready | ActionAnswer]
+        self, seat: Seat, expected_id: int, kind: type[Ready | ActionAnswer]
     ) -> tuple[Ready | ActionAnswer, bytes]:
         """The next message of ``kind`` answering ``expected_id``, and its line; stale answers
         are skipped. A malformed line raises a ``Rejection`` carrying the line in ``raw``."""
         connection = self.connections[seat]
         while True:
-            line = await connection.receive_line(deadline)
+            line = await connection.receive_line()
             try:
                 message = decode_bot_line(line)
                 if type(message) is not kind:
@@ -388,7 +406,7 @@ class Table:
             except Rejection as rejection:
                 rejection.raw = excerpt(line)
                 if kind is Ready:
-                    await self._reject(seat, expected_id, rejection, deadline)
+                    await self._reject(seat, expected_id, rejection)
                     continue
                 raise
             if type(message) is ActionAnswer and message.id != expected_id:
@@ -405,7 +423,7 @@ class Table:
             return IllegalActionAnswer(str(exc), reason_code(exc))
         return IllegalActionAnswer(f"{action} is not among the legal actions", "not_offered")
 
-    async def _reject(self, seat: Seat, act_id: int, rejection: Rejection, deadline: float) -> None:
+    async def _reject(self, seat: Seat, act_id: int, rejection: Rejection) -> None:
         code = reason_code(rejection)
         rule = getattr(rejection, "rule", None)
         self.faults[seat][code] += 1
@@ -421,7 +439,8 @@ class Table:
         )
         detail = f"{rejection} ({rule})" if rule else str(rejection)
         message = Rejected(id=act_id, reason=code, detail=detail)
-        await self.connections[seat].send(encode_line(message), deadline)
+        self.log.flush()
+        await self.connections[seat].send(encode_line(message))
 
     def _record_fault(
         self,
@@ -446,24 +465,6 @@ class Table:
         )
 
     # -- delivery and the end --------------------------------------------------------------
-
-    async def _deliver(self, seat: Seat, line: bytes) -> None:
-        """Send a message nobody waits an answer for; a bot that cannot take it is faulted."""
-        if seat in self.dead:
-            return
-        deadline = trio.current_time() + DELIVERY_TIMEOUT
-        try:
-            await self.connections[seat].send(line, deadline)
-        except BotFault as fault:
-            self.dead[seat] = fault
-            if self.match is not None and self.match.is_over:
-                # The last hand_end of a won match: the result stands whatever the bot does.
-                self._record_fault(seat, fault, "none", None, None)
-                return
-            penalty = self._penalty(seat)
-            self._record_fault(seat, fault, penalty, None, None)
-            if penalty == "forfeit":
-                raise _forfeit(seat, fault) from None
 
     def conclude(
         self,
@@ -496,6 +497,7 @@ class Table:
                 timing=Timing(wall_time=time.time()),
             )
         )
+        self.log.flush()
         self.outcome = MatchOutcome(
             winner=winner,
             marks=dict(record.marks),
@@ -527,7 +529,8 @@ class Table:
                 detail=outcome.detail,
             )
             deadline = trio.current_time() + DELIVERY_TIMEOUT
-            with contextlib.suppress(
-                BotFault
-            ):  # decided: a bot that cannot hear it changes nothing
-                await self.connections[seat].send(encode_line(message), deadline)
+            # The match is decided: a bot that cannot hear it changes nothing.
+            with contextlib.suppress(BotFault):
+                await self.connections[seat].send(
+                    self._take_outbox(seat) + encode_line(message), deadline
+                )

@@ -891,9 +891,10 @@ def exit_after(act_id: int) -> Policy:
     )
 
 
-async def test_a_bot_that_exits_after_a_hand_forfeits_when_hand_end_cannot_be_delivered(
+async def test_a_bot_that_exits_after_a_hand_forfeits_at_its_next_act(
     autojump_clock: trio.abc.Clock,
 ) -> None:
+    # hand_end goes out in the same write as the seat's next act, so the exit is found there.
     seed = 21
     clean = await play_match(bots(), settings(seed=seed))
     hand_one_end = clean.records.index(clean.of(HandEndRecord)[0])
@@ -907,10 +908,17 @@ async def test_a_bot_that_exits_after_a_hand_forfeits_when_hand_end_cannot_be_de
     assert outcome.forfeit is not None
     assert (outcome.forfeit.seat, outcome.forfeit.reason) == ("B", "crashed")
     assert outcome.winner == "AC"
-    assert outcome.hands == 1
+    assert outcome.hands == 2
     (fault,) = run.of(FaultRecord)
-    assert (fault.seat, fault.reason, fault.penalty, fault.id) == ("B", "crashed", "forfeit", None)
-    # The hand was over and is scored; the fault came when its hand_end was delivered.
+    next_act = [a for a in run.of(ActRecord) if a.seat == "B"][-1]
+    assert next_act.id > last_act.id
+    assert (fault.seat, fault.reason, fault.penalty, fault.id) == (
+        "B",
+        "crashed",
+        "forfeit",
+        next_act.id,
+    )
+    # The first hand was over and is scored before the fault.
     assert run.records.index(run.of(HandEndRecord)[0]) < run.records.index(fault)
     assert game_record_from_log(run.records).hands[0].result == clean.of(HandEndRecord)[0].result
     check_run(run)

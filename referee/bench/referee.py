@@ -1,15 +1,16 @@
 """Decisions per second through the whole referee, against the pipes' own round-trip rate.
 
-Both halves run in the same process, over the same kind of pipes, with the same bytes:
-first an echo process answers real ``act`` lines (recorded from a real match) as fast as the
-pipe allows — the ceiling; then full matches between instant bots run through the real
-referee (processes, views, validation, the log). Bot start-up is not counted.
+Both halves run in the same process, over the same kind of pipes, with the same bytes: an
+echo process answers real ``act`` lines (recorded from random matches) as fast as the pipe
+allows — the ceiling; and full matches between instant bots run through the real referee
+(processes, views, validation, events, the log). The two alternate in rounds so that both
+see the same machine. Bot start-up is not counted.
 """
 
 from __future__ import annotations
 
-import math
 import random
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -20,7 +21,7 @@ from typing import Final
 import trio
 
 from referee.connection import BotConnection
-from referee.messages import Act, encode_line
+from referee.messages import Act, Event, encode_line
 from referee.process import BotProcess, StderrSink
 from referee.rules import SEATS, Match, Seat
 from referee.runner import run_match
@@ -50,26 +51,35 @@ class RefereeBench:
 
 
 def sample_act_lines(seed: int, count: int) -> list[bytes]:
-    """Real ``act`` lines, as the referee would send them, from random matches."""
+    """Real ``act`` lines, events included, as the referee sends them in random matches."""
     rng = random.Random(seed)
     lines: list[bytes] = []
     match = Match(seed)
+    pending: dict[Seat, list[Event]] = {seat: [] for seat in SEATS}
     while len(lines) < count:
         if match.is_over:
             match = Match(seed + len(lines))
         seat = match.turn
         assert seat is not None
         legal = match.legal_actions()
+        events, pending[seat] = pending[seat], []
         act = Act(
-            id=len(lines) + 1, events=[], view=match.view(seat), legal_actions=legal, time_ms=1000
+            id=len(lines) + 1,
+            events=events,
+            view=match.view(seat),
+            legal_actions=legal,
+            time_ms=1000,
         )
         lines.append(encode_line(act))
-        match.apply(seat, rng.choice(legal))
+        for event in match.apply(seat, rng.choice(legal)):
+            if isinstance(event, Event):
+                for queue in pending.values():
+                    queue.append(event)
     return lines
 
 
 async def raw_pipe_rate(lines: list[bytes], rounds: int) -> tuple[int, float]:
-    """Round trips per second between this process and an echo process over pipes."""
+    """Round trips between this process and an echo process over pipes, and their seconds."""
     process = await trio.lowlevel.open_process(
         [sys.executable, str(ECHO)],
         stdin=subprocess.PIPE,
@@ -80,32 +90,38 @@ async def raw_pipe_rate(lines: list[bytes], rounds: int) -> tuple[int, float]:
     connection = BotConnection("A", bot.stdin, bot.stdout, 1 << 20)
     try:
         for line in lines[:50]:  # warm up
-            await connection.send(line, math.inf)
-            await connection.receive_line(math.inf)
+            await connection.send(line)
+            await connection.receive_line()
         started = trio.current_time()
         for i in range(rounds):
-            await connection.send(lines[i % len(lines)], math.inf)
-            await connection.receive_line(math.inf)
+            await connection.send(lines[i % len(lines)])
+            await connection.receive_line()
         return rounds, trio.current_time() - started
     finally:
         await bot.close()
 
 
-async def _run(matches: int, seed: int) -> RefereeBench:
-    command = f"{sys.executable} {INSTANT_BOT}"
+async def _run(matches: int, seed: int, rounds: int) -> RefereeBench:
+    """Matches and raw round trips in alternating rounds, so both see the same machine."""
+    command = shlex.join([sys.executable, str(INSTANT_BOT)])
     commands: dict[Seat, str] = dict.fromkeys(SEATS, command)
-    decisions = 0
-    seconds = 0.0
-    with tempfile.TemporaryDirectory() as directory:
-        for i in range(matches):
-            settings = MatchSettings(seed=seed + i)
-            outcome = await run_match(settings, commands, Path(directory) / f"{i}.jsonl")
-            decisions += outcome.decisions
-            seconds += outcome.play_seconds
     lines = sample_act_lines(seed, 2000)
-    rounds, raw_seconds = await raw_pipe_rate(lines, max(decisions, 2000))
-    return RefereeBench(matches, decisions, seconds, rounds, raw_seconds)
+    decisions = raw_trips = 0
+    seconds = raw_seconds = 0.0
+    with tempfile.TemporaryDirectory() as directory:
+        for round_number in range(rounds):
+            round_decisions = 0
+            for i in range(round_number, matches, rounds):
+                settings = MatchSettings(seed=seed + i)
+                outcome = await run_match(settings, commands, Path(directory) / f"{i}.jsonl")
+                round_decisions += outcome.decisions
+                seconds += outcome.play_seconds
+            decisions += round_decisions
+            trips, elapsed = await raw_pipe_rate(lines, max(round_decisions, 200))
+            raw_trips += trips
+            raw_seconds += elapsed
+    return RefereeBench(matches, decisions, seconds, raw_trips, raw_seconds)
 
 
-def run(matches: int, seed: int) -> RefereeBench:
-    return trio.run(_run, matches, seed)
+def run(matches: int, seed: int, rounds: int = 5) -> RefereeBench:
+    return trio.run(_run, matches, seed, min(rounds, matches))
