@@ -12,6 +12,8 @@
     │   │   └── MustFollowSuit
     │   └── GameOver                the hand or match has already ended
     ├── SeedError                   a seed outside 0 .. 2**64-1
+    ├── LogError                    a file that cannot be read as a replay log
+    ├── VerificationError           a replay log that disagrees with the rules or itself
     └── BotError                    a bot broke the protocol (always recorded with its seat)
         ├── Rejection               an answer refused; the bot may try again
         │   ├── InvalidUtf8
@@ -81,6 +83,21 @@ class GameOver(RulesError):
 
 class SeedError(RefereeError, ValueError):
     """A match seed must be an integer from 0 to 2**64 - 1."""
+
+
+class LogError(RefereeError):
+    """The file cannot be read as a replay log (empty, binary, another format or version)."""
+
+
+class VerificationError(RefereeError):
+    """A replay log disagrees with a re-simulation of the match, or its chain is broken.
+
+    ``line`` is the 1-based line of the first record that disagrees.
+    """
+
+    def __init__(self, line: int, message: str) -> None:
+        super().__init__(f"line {line}: {message}")
+        self.line = line
 
 
 class BotError(RefereeError):

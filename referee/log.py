@@ -1,30 +1,136 @@
-"""Writing the replay log: one JSON line per record.
+"""Writing and reading the replay log: one JSON line per record, chained by SHA-256.
+
+Every line ends with a ``"chain"`` member: the SHA-256 (hex) of the previous line's chain
+(the empty string for the first line) followed by this line's bytes without the
+``,"chain":"…"`` member. Editing, removing, duplicating or reordering any record changes every
+chain after it, and the last chain — ``log_digest``, printed with the match outcome — stands
+for the whole log: anyone holding a published ``log_digest`` can tell whether a log is the one
+that was written.
 
 The table calls ``flush`` before every wait on a bot and after the last record, so whatever
 the referee is doing when it is killed (even with ``kill -9``), the log on disk holds every
-record up to the last wait — at most the few records of the step in progress are lost — and
-``referee replay`` reports a log that stops early as truncated.
+record up to the last wait; a log that stops before ``match_end`` reads as truncated.
 """
 
 from __future__ import annotations
 
+import hashlib
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import IO, Final
 
 import msgspec
 
-from referee.records import LogRecord
+from referee.errors import LogError
+from referee.records import LOG_VERSION, Header, LogRecord, MatchEndRecord
 
 _ENCODER: Final = msgspec.json.Encoder()
+_DECODER: Final = msgspec.json.Decoder(LogRecord)
+_CHAIN: Final = re.compile(rb',"chain":"([0-9a-f]{64})"\}$')
+
+
+def next_chain(previous: str, body: bytes) -> str:
+    """The chain of a line whose bytes without the chain member are ``body``."""
+    return hashlib.sha256(previous.encode("ascii") + body).hexdigest()
 
 
 class LogWriter:
-    """Appends records to a binary stream (a file for real matches, BytesIO in tests)."""
+    """Appends chained records to a binary stream (a file for real matches, BytesIO in tests)."""
 
     def __init__(self, stream: IO[bytes]) -> None:
         self._stream = stream
+        #: The chain of the last record written: the log's digest so far.
+        self.chain = ""
 
     def write(self, record: LogRecord) -> None:
-        self._stream.write(_ENCODER.encode(record) + b"\n")
+        body = _ENCODER.encode(record)
+        self.chain = next_chain(self.chain, body)
+        self._stream.write(body[:-1] + b',"chain":"' + self.chain.encode("ascii") + b'"}\n')
 
     def flush(self) -> None:
         self._stream.flush()
+
+
+@dataclass
+class LogFile:
+    """A replay log as read: its records, and where its chain or its end fall short."""
+
+    path: Path
+    records: list[LogRecord] = field(default_factory=list)
+    #: 1-based line number of the first record whose chain does not match, if any.
+    broken_at: int | None = None
+    #: The chain of the last record read.
+    head: str = ""
+    #: Why the log ends early: a cut-off last line, or no ``match_end`` record.
+    truncated: str | None = None
+
+    @property
+    def header(self) -> Header:
+        header = self.records[0]
+        assert isinstance(header, Header)
+        return header
+
+
+def read_log(path: Path) -> LogFile:
+    """Read a replay log; a file that is not one raises ``LogError`` with one clear line."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise LogError(f"cannot read {path}: {exc.strerror or exc}") from None
+    return parse_log(data, path)
+
+
+def parse_log(data: bytes, path: Path = Path("<log>")) -> LogFile:
+    """The records of a replay log's bytes, with its chain checked (``path`` names it)."""
+    if not data.strip():
+        raise LogError(f"{path} is empty: not a replay log")
+    log = LogFile(path)
+    lines = data.split(b"\n")
+    if lines[-1]:
+        log.truncated = f"line {len(lines)} is cut off (no line end): the log was not finished"
+    lines = lines[:-1]
+    chain = ""
+    for number, line in enumerate(lines, start=1):
+        match = _CHAIN.search(line)
+        if match is None:
+            if number == 1:
+                raise LogError(f"{path} is not a replay log: its first line is not a log record")
+            raise LogError(f"{path}: line {number} has no chain: not written by the referee")
+        body = line[: match.start()] + b"}"
+        if number == 1:
+            _check_header(path, body)
+        try:
+            record = _DECODER.decode(body)
+        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+            if number == 1:
+                raise LogError(f"{path} is not a replay log: {exc}") from None
+            raise LogError(f"{path}: line {number} is not a log record: {exc}") from None
+        chain = next_chain(chain, body)
+        recorded = match.group(1).decode("ascii")
+        if log.broken_at is None and chain != recorded:
+            log.broken_at = number
+        chain = recorded
+        log.records.append(record)
+    if not log.records:
+        raise LogError(f"{path} is not a replay log: no complete record")
+    log.head = chain
+    if log.truncated is None and not isinstance(log.records[-1], MatchEndRecord):
+        log.truncated = f"it stops after line {len(lines)}, before the match_end record"
+    return log
+
+
+def _check_header(path: Path, body: bytes) -> None:
+    """The first line must be a header of a version this referee reads."""
+    try:
+        first = msgspec.json.decode(body)
+    except msgspec.DecodeError:
+        raise LogError(f"{path} is not a replay log: its first line is not JSON") from None
+    if not isinstance(first, dict) or first.get("type") != "header":
+        raise LogError(f"{path} is not a replay log: it does not start with a header record")
+    version = first.get("log_version")
+    if not isinstance(version, int) or version > LOG_VERSION:
+        raise LogError(
+            f"{path} is a log of version {version!r}; this referee reads version {LOG_VERSION}:"
+            " use a newer referee"
+        )

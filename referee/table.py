@@ -90,6 +90,8 @@ class MatchOutcome(msgspec.Struct, frozen=True):
     names: dict[Seat, str]
     seed: int
     game_digest: str
+    #: The chain of the log's last record: stands for the whole log (see ``referee.log``).
+    log_digest: str
     #: Decisions asked of the bots (rejected answers' fresh ``act`` not counted twice).
     decisions: int
     #: Seconds from the first deal to the end (bot start-up excluded).
@@ -509,6 +511,7 @@ class Table:
             names=dict(self.names),
             seed=self.settings.seed,
             game_digest=digest,
+            log_digest=self.log.chain,
             decisions=self.decisions,
             play_seconds=0.0
             if self._play_started is None

@@ -24,6 +24,7 @@ import msgspec
 import trio
 import trio.testing
 
+import referee.log
 from referee.connection import BotConnection
 from referee.log import LogWriter
 from referee.messages import (
@@ -332,7 +333,9 @@ class MatchRun:
 
 
 def parse_log(log: bytes) -> list[LogRecord]:
-    return [msgspec.json.decode(raw, type=LogRecord) for raw in log.splitlines()]
+    parsed = referee.log.parse_log(log)
+    assert parsed.broken_at is None, f"chain broken at line {parsed.broken_at}"
+    return parsed.records
 
 
 def settings(**overrides: Any) -> MatchSettings:

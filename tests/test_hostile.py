@@ -28,10 +28,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import msgspec
 import pytest
 import trio
 
+from referee.log import read_log
 from referee.records import (
     ActRecord,
     BotReady,
@@ -43,7 +43,6 @@ from referee.records import (
     HandEndRecord,
     Header,
     IgnoredRecord,
-    LogRecord,
     MatchEndRecord,
     MoveRecord,
     RejectedRecord,
@@ -66,8 +65,6 @@ GRACE = 3.0
 FULL_MATCH_SECONDS = 20.0
 #: Seconds the kernel gets to make a killed process disappear.
 REAP_POLL = 1.0
-
-LOG_DECODER = msgspec.json.Decoder(LogRecord)
 
 
 @dataclass
@@ -135,9 +132,11 @@ async def play(
 
 
 def check_log(log: Path, outcome: MatchOutcome) -> list[Any]:
-    data = log.read_bytes()
-    assert data.endswith(b"\n"), "the log's last record is cut short"
-    records = [LOG_DECODER.decode(line) for line in data.splitlines()]
+    parsed = read_log(log)
+    assert parsed.truncated is None, parsed.truncated
+    assert parsed.broken_at is None, f"chain broken at line {parsed.broken_at}"
+    assert parsed.head == outcome.log_digest
+    records: list[Any] = parsed.records
     assert type(records[0]) is Header
     end = records[-1]
     assert type(end) is MatchEndRecord
@@ -509,7 +508,7 @@ def test_cli_match_json_is_reproducible(tmp_path: Path) -> None:
         assert set(result) >= CLI_KEYS
         assert result["log"] == str(log)
         assert result["forfeit"] is None
-        records = [LOG_DECODER.decode(line) for line in log.read_bytes().splitlines()]
+        records = read_log(log).records
         assert type(records[-1]) is MatchEndRecord
         assert records[-1].game_digest == result["game_digest"]
         outputs.append(result)

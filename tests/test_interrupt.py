@@ -9,9 +9,8 @@ import sys
 import time
 from pathlib import Path
 
-import msgspec
-
-from referee.records import LogRecord, MatchEndRecord
+from referee.log import read_log
+from referee.records import MatchEndRecord
 
 STUCK_BOT = """
 import json, os, sys, time
@@ -64,7 +63,9 @@ def test_ctrl_c_ends_log_and_kills_bots(tmp_path: Path) -> None:
     referee.communicate(timeout=10)
     assert time.monotonic() - interrupted < 5
     assert referee.returncode != 0
-    records = [msgspec.json.decode(line, type=LogRecord) for line in log.read_bytes().splitlines()]
+    parsed = read_log(log)
+    assert parsed.broken_at is None and parsed.truncated is None
+    records = parsed.records
     last = records[-1]
     assert isinstance(last, MatchEndRecord)
     assert last.end == "interrupted"
