@@ -12,6 +12,7 @@ import msgspec
 import typer
 
 from referee import __version__
+from referee.log import LogFile
 
 app = typer.Typer(
     help="Referee for Texas 42 bot competitions: exact rules, redacted views, verifiable replays.",
@@ -89,6 +90,134 @@ def bench_referee(
     typer.echo(
         f"referee: {result.decisions_per_second:.0f} decisions/s ({share:.0%} of raw pipe rate)"
     )
+
+
+class SeatName(StrEnum):
+    A = "A"
+    B = "B"
+    C = "C"
+    D = "D"
+
+
+@app.command("replay")
+def replay_command(
+    log: Annotated[Path, typer.Argument(help="A replay log written by 'referee match'.")],
+    seat: Annotated[
+        SeatName | None,
+        typer.Option(
+            help="Show only what this seat was shown: its views, the events, its answers."
+        ),
+    ] = None,
+    public: Annotated[
+        bool,
+        typer.Option("--public", help="Show what everyone may see after each hand."),
+    ] = False,
+    verify: Annotated[
+        bool,
+        typer.Option(
+            "--verify",
+            help="Re-simulate the match from the seed and check every record and the chain.",
+        ),
+    ] = False,
+    json_output: Annotated[
+        bool,
+        typer.Option("--json", help="Print the canonical game record that game_digest hashes."),
+    ] = False,
+    rerun: Annotated[
+        bool,
+        typer.Option(
+            "--rerun",
+            help="Play the match again with the logged bots, seed and limits; compare digests.",
+        ),
+    ] = False,
+) -> None:
+    """Render, verify or re-run a match from its replay log.
+
+    With no option: the whole match, hand by hand. Exit status: 0 when all is well, 1 when
+    verification or a re-run disagrees, 2 when the file cannot be read as a replay log.
+    """
+    from referee.errors import LogError, RefereeError, VerificationError
+    from referee.log import read_log
+
+    modes = [seat is not None, public, verify, json_output, rerun]
+    if sum(modes) > 1:
+        raise _fail("choose one of --seat, --public, --verify, --json, --rerun")
+    try:
+        replay_log = read_log(log)
+    except LogError as exc:
+        raise _fail(str(exc)) from None
+    try:
+        if verify:
+            _verify(replay_log)
+        elif json_output:
+            from referee.records import canonical_json
+            from referee.verify import game_record
+
+            typer.echo(canonical_json(game_record(replay_log.records)).decode())
+        elif rerun:
+            _rerun(replay_log)
+        else:
+            from referee import render
+
+            if seat is not None:
+                lines = render.seat_lines(replay_log, seat.value)
+            elif public:
+                lines = render.public_lines(replay_log)
+            else:
+                lines = render.match_lines(replay_log)
+            for line in lines:
+                typer.echo(line)
+    except VerificationError as exc:
+        typer.echo(f"verification failed: {exc}", err=True)
+        raise typer.Exit(1) from None
+    except RefereeError as exc:
+        raise _fail(f"{log}: the log does not follow the rules ({exc}); run --verify") from None
+
+
+def _verify(replay_log: LogFile) -> None:
+    from referee.rules.contract import side_name
+    from referee.verify import verify
+
+    result = verify(replay_log)
+    winner = side_name(result.winner) if result.winner else "nobody"
+    typer.echo(
+        f"verified: {result.records} records, {result.hands} hands, {winner} wins"
+        f" ({result.end}), A+C {result.marks['AC']}, B+D {result.marks['BD']}"
+    )
+    typer.echo(f"game digest: {result.game_digest}")
+    typer.echo(f"log digest:  {result.log_digest}")
+
+
+def _rerun(replay_log: LogFile) -> None:
+    import trio
+
+    from referee.records import MatchEndRecord
+    from referee.runner import run_match
+    from referee.settings import MatchSettings
+
+    header = replay_log.header
+    limits = header.limits
+    settings = MatchSettings(
+        seed=header.seed,
+        move_timeout=limits.move_timeout_ms / 1000,
+        startup_timeout=limits.startup_timeout_ms / 1000,
+        time_bank=limits.time_bank_ms / 1000,
+        max_rejections=limits.max_rejections,
+        on_fault=limits.on_fault,
+        max_strikes=limits.max_strikes,
+        max_hands=header.max_hands,
+        max_line_bytes=limits.max_line_bytes,
+    )
+    end = replay_log.records[-1]
+    logged = end.game_digest if isinstance(end, MatchEndRecord) else None
+    new_log = replay_log.path.with_name(replay_log.path.stem + ".rerun.jsonl")
+    outcome = trio.run(run_match, settings, header.bots, new_log)
+    typer.echo(f"logged game digest: {logged or '(none: the log is truncated)'}")
+    typer.echo(f"rerun game digest:  {outcome.game_digest}  (log: {new_log})")
+    if outcome.game_digest != logged:
+        typer.echo("rerun: the game differs (are the bots deterministic?)", err=True)
+        raise typer.Exit(1)
+    typer.echo("rerun: same game")
 
 
 @app.command("schema")

@@ -276,7 +276,7 @@ class Table:
         if type(event) is TrickTaken:
             self.log.write(
                 TrickRecord(
-                    hand=match.hand.hand_number,
+                    hand=self.record.hands[-1].hand,  # match.hand may be the next one already
                     trick=event.trick,
                     winner=event.winner,
                     side=event.side,

@@ -1,0 +1,234 @@
+"""Readable renderings of a replay log: the whole match, one seat's view of it, the public record.
+
+Each function yields lines of text. ``match_lines`` tells everything the log holds (deals
+included); ``seat_lines`` only what one seat was shown during the match, rebuilt with the
+same engine calls the table made (its views, the public events, its answers); and
+``public_lines`` what everyone may see after each hand — every action with its author, and no
+tile that was never played.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+
+from referee.log import LogFile
+from referee.records import (
+    ActRecord,
+    BotReady,
+    DealRecord,
+    FaultRecord,
+    HandEndRecord,
+    Header,
+    IgnoredRecord,
+    MatchEndRecord,
+    MoveRecord,
+    RejectedRecord,
+    TrickRecord,
+)
+from referee.rules import Acted, DeclareTrump, HandEnded, HandStarted, Match, Play, TrickTaken
+from referee.rules.contract import HandResult, side_name
+from referee.rules.tiles import PARTNERSHIP_OF, SEATS, Partnership, Seat, Tile
+from referee.rules.views import Review, View
+
+
+def _points(points: int) -> str:
+    return f"{points} point{'s' if points != 1 else ''}"
+
+
+def tiles_text(tiles: list[Tile]) -> str:
+    return " ".join(map(str, tiles)) or "—"
+
+
+def marks_text(marks: Mapping[Partnership, int]) -> str:
+    return f"A+C {marks['AC']}, B+D {marks['BD']}"
+
+
+def result_text(result: HandResult) -> str:
+    if result.winner is None:
+        return f"passed: {result.reason}"
+    plural = "s" if result.marks != 1 else ""
+    winner = side_name(result.winner)
+    return f"{result.outcome}: {result.reason}; {winner} +{result.marks} mark{plural}"
+
+
+def _header_lines(header: Header, names: dict[Seat, str]) -> Iterator[str]:
+    yield f"Texas 42 match — seed {header.seed} (referee {header.referee_version})"
+    for seat in SEATS:
+        name = names.get(seat) or "(not ready)"
+        yield f"  {seat} ({side_name(PARTNERSHIP_OF[seat])}): {name} — {header.bots[seat]}"
+    limits = header.limits
+    yield (
+        f"  limits: {limits.move_timeout_ms} ms a move, {limits.startup_timeout_ms} ms to start,"
+        f" bank {limits.time_bank_ms} ms, {limits.max_rejections} rejections,"
+        f" on fault {limits.on_fault} ({limits.max_strikes} strikes), {header.max_hands} hands"
+    )
+
+
+def _end_line(end: MatchEndRecord) -> str:
+    winner = side_name(end.winner) if end.winner else "nobody"
+    return (
+        f"Match over: {winner} wins ({end.end}: {end.detail}); {marks_text(end.marks)};"
+        f" {end.hands} hands; game digest {end.game_digest}"
+    )
+
+
+def _warnings(log: LogFile) -> Iterator[str]:
+    if log.broken_at is not None:
+        yield f"WARNING: the log's chain breaks at line {log.broken_at}: it was altered"
+    if log.truncated is not None:
+        yield f"WARNING: the log is truncated: {log.truncated}"
+
+
+def match_lines(log: LogFile) -> Iterator[str]:
+    """Everything, hand by hand: deals, bids, contract, tricks, results, faults, the end."""
+    yield from _warnings(log)
+    names = {r.seat: r.name for r in log.records if isinstance(r, BotReady)}
+    yield from _header_lines(log.header, names)
+    trick: list[str] = []
+    bids: list[str] = []
+    for record in log.records[1:]:
+        if isinstance(record, DealRecord):
+            yield ""
+            yield f"Hand {record.hand} — dealer {record.dealer}"
+            for seat in SEATS:
+                yield f"  {seat} holds {tiles_text(record.hands[seat])}"
+            trick, bids = [], []
+        elif isinstance(record, MoveRecord):
+            forced = " (forced by the referee)" if record.forced else ""
+            action = record.action
+            if isinstance(action, Play):
+                trick.append(f"{record.seat} {action.tile}{forced}")
+            elif isinstance(action, DeclareTrump):
+                yield f"  contract: {record.seat} declares {action}{forced}"
+            else:
+                bids.append(f"{record.seat} {action}{forced}")
+                if len(bids) == 4:
+                    yield "  bids: " + " · ".join(bids)
+        elif isinstance(record, TrickRecord):
+            yield (
+                f"  trick {record.trick}: {', '.join(trick)} → {record.winner} wins"
+                f" {_points(record.points)} for {side_name(record.side)}"
+            )
+            trick = []
+        elif isinstance(record, HandEndRecord):
+            yield f"  result: {result_text(record.result)}"
+            yield f"  marks: {marks_text(record.marks)}"
+        elif isinstance(record, RejectedRecord):
+            rule = f" [{record.rule}]" if record.rule else ""
+            yield f"  ! {record.seat} answer rejected ({record.reason}{rule}): {record.detail}"
+            yield f"      raw: {record.raw}"
+        elif isinstance(record, IgnoredRecord):
+            waiting = f"waiting for id {record.expected_id}"
+            yield f"  ! {record.seat} answer ignored ({waiting}): {record.raw}"
+        elif isinstance(record, FaultRecord):
+            yield (
+                f"  ! {record.seat} fault {record.reason}: {record.detail}"
+                f" → {record.penalty} (strikes {record.strikes})"
+            )
+        elif isinstance(record, MatchEndRecord):
+            if 0 < len(bids) < 4:
+                yield "  bids so far: " + " · ".join(bids)
+            if trick:
+                yield f"  unfinished trick: {', '.join(trick)}"
+            yield ""
+            yield _end_line(record)
+
+
+def public_lines(log: LogFile) -> Iterator[str]:
+    """After each hand: every action with its author and the result; unplayed tiles hidden."""
+    yield from _warnings(log)
+    yield f"Texas 42 match — seed {log.header.seed}: the public record"
+    match = Match(log.header.seed)
+    for record in log.records:
+        if isinstance(record, MoveRecord):
+            for event in match.apply(record.seat, record.action):
+                if isinstance(event, HandEnded):
+                    yield from _review_lines(event.review)
+                    yield f"  marks: {marks_text(match.marks)}"
+        elif isinstance(record, MatchEndRecord):
+            yield ""
+            yield _end_line(record)
+
+
+def _review_lines(review: Review) -> Iterator[str]:
+    yield ""
+    yield f"Hand {review.hand_number} — dealer {review.dealer}"
+    plays: list[str] = []
+    for move in review.moves:
+        if isinstance(move.action, Play):
+            plays.append(f"{move.seat} {move.action.tile}")
+            if len(plays) == 4:
+                yield "  " + ", ".join(plays)
+                plays = []
+        else:
+            yield f"  {move.seat} {move.action}"
+    if plays:
+        yield "  " + ", ".join(plays)
+    yield f"  result: {result_text(review.result)}"
+
+
+def seat_lines(log: LogFile, seat: Seat) -> Iterator[str]:
+    """What ``seat`` was shown: its views at each of its decisions, the public events, its
+    answers, and the hand reviews — rebuilt with the engine, never more than the seat saw."""
+    yield from _warnings(log)
+    header = log.header
+    yield (
+        f"Texas 42 match — seed {header.seed}: what {seat}"
+        f" ({side_name(PARTNERSHIP_OF[seat])}) was shown"
+    )
+    match = Match(header.seed)
+    seen: list[Acted | TrickTaken | HandStarted] = [
+        HandStarted(hand_number=1, dealer=match.hand.dealer)
+    ]
+    for record in log.records:
+        if isinstance(record, ActRecord) and record.seat == seat:
+            yield from _event_lines(seen)
+            seen = []
+            yield from _view_lines(record.id, match.view(seat), record)
+        elif isinstance(record, RejectedRecord) and record.seat == seat:
+            yield f"    rejected ({record.reason}): {record.detail}"
+        elif isinstance(record, FaultRecord) and record.seat == seat:
+            yield f"    fault {record.reason}: {record.detail} → {record.penalty}"
+        elif isinstance(record, MoveRecord):
+            if record.seat == seat:
+                how = "the referee played for you" if record.forced else "you answered"
+                yield f"    {how}: {record.action}"
+            for event in match.apply(record.seat, record.action):
+                if isinstance(event, HandEnded):
+                    yield from _event_lines(seen)
+                    seen = []
+                    yield from _review_lines(event.review)
+                    yield f"  marks: {marks_text(match.marks)}"
+                elif isinstance(event, Acted | TrickTaken | HandStarted):
+                    seen.append(event)
+        elif isinstance(record, MatchEndRecord):
+            yield ""
+            yield _end_line(record)
+
+
+def _event_lines(events: list[Acted | TrickTaken | HandStarted]) -> Iterator[str]:
+    for event in events:
+        if isinstance(event, Acted):
+            yield f"  {event.seat} {event.action}"
+        elif isinstance(event, TrickTaken):
+            yield (
+                f"  trick {event.trick} to {event.winner} ({side_name(event.side)}),"
+                f" {_points(event.points)}"
+            )
+        else:
+            yield ""
+            yield f"Hand {event.hand_number} — dealer {event.dealer}"
+
+
+def _view_lines(act_id: int, view: View, act: ActRecord) -> Iterator[str]:
+    yield f"  act {act_id} — your turn ({view.phase})"
+    yield f"    your hand: {tiles_text(view.hand)}"
+    if view.contract is not None:
+        yield f"    contract: {view.contract}"
+    elif view.bids:
+        yield "    bids: " + " · ".join(map(str, view.bids))
+    if view.trick:
+        yield "    trick: " + ", ".join(f"{p.seat} {p.tile}" for p in view.trick)
+    for pile in view.piles:
+        yield f"    pile {pile.trick} ({side_name(pile.side)}): {tiles_text(pile.tiles)}"
+    yield "    legal: " + ", ".join(map(str, act.legal_actions))

@@ -1,0 +1,363 @@
+"""Verifying a replay log: re-simulate the match with the rules engine, record by record.
+
+``verify`` trusts nothing in the log but the seed and the limits in its header. It checks the
+chain (no record edited, removed, duplicated or moved; nothing cut off), then replays the
+match: every deal and dealer, every legal-action list, that every accepted action was legal
+and answered the act it names (or was the fault policy's own seeded choice), every rejection's
+reason and rule, every trick's winner and points, every early end, every hand's marks, the
+fault and strike counts, the winner, and the game digest. The first record that disagrees
+raises ``VerificationError`` with its line and what was expected there.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+import msgspec
+
+from referee.connection import decode_bot_line
+from referee.errors import IllegalAction, Rejection, VerificationError, reason_code
+from referee.log import LogFile
+from referee.messages import ActionAnswer
+from referee.records import (
+    ActRecord,
+    BotReady,
+    DealRecord,
+    FaultRecord,
+    GameHand,
+    GameMove,
+    GameRecord,
+    HandEndRecord,
+    Header,
+    IgnoredRecord,
+    LogRecord,
+    MatchEndRecord,
+    MoveRecord,
+    RejectedRecord,
+    TrickRecord,
+    game_digest,
+)
+from referee.rules import Action, HandEnded, HandStarted, Match, TrickTaken
+from referee.rules.deal import Stream
+from referee.rules.tiles import OPPONENTS_OF, PARTNERSHIP_OF, SEATS, Partnership, Seat
+
+_REJECTION_REASONS = frozenset({"invalid_utf8", "invalid_json", "bad_message", "illegal_action"})
+
+
+@dataclass(frozen=True)
+class Verified:
+    """What a verified log says, for the summary line."""
+
+    records: int
+    hands: int
+    end: str
+    winner: Partnership | None
+    marks: dict[Partnership, int]
+    game_digest: str
+    log_digest: str
+
+
+def verify(log: LogFile) -> Verified:
+    """Check the whole log; raise ``VerificationError`` at the first record that disagrees."""
+    if log.broken_at is not None:
+        raise VerificationError(
+            log.broken_at,
+            "the chain does not match: this record was edited, or a record before it was"
+            " removed, duplicated or moved",
+        )
+    if log.truncated is not None:
+        raise VerificationError(len(log.records) + 1, f"the log is truncated: {log.truncated}")
+    return _Replay(log).run()
+
+
+def game_record(records: list[LogRecord]) -> GameRecord:
+    """The canonical game record — what ``game_digest`` hashes — rebuilt from a log."""
+    header = records[0]
+    assert isinstance(header, Header)
+    record = GameRecord(seed=header.seed)
+    for entry in records:
+        if isinstance(entry, DealRecord):
+            record.hands.append(GameHand(hand=entry.hand, dealer=entry.dealer, deal=entry.hands))
+        elif isinstance(entry, MoveRecord):
+            move = GameMove(seat=entry.seat, action=entry.action, forced=entry.forced)
+            record.hands[-1].moves.append(move)
+        elif isinstance(entry, HandEndRecord):
+            record.hands[-1].result = entry.result
+            record.marks = dict(entry.marks)
+        elif isinstance(entry, MatchEndRecord):
+            record.winner, record.end, record.forfeit = entry.winner, entry.end, entry.forfeit
+            record.marks = dict(entry.marks)
+    return record
+
+
+def _show(value: object) -> str:
+    return msgspec.json.encode(value).decode()
+
+
+class _Replay:
+    """The walk through the log; ``line`` is the 1-based line of the record being checked."""
+
+    def __init__(self, log: LogFile) -> None:
+        self.log = log
+        self.header = log.header
+        self.limits = self.header.limits
+        self.match = Match(self.header.seed)
+        self.fault_stream = Stream(f"{self.header.seed}/fault")
+        self.line = 1
+        self.started = False
+        self.expected: list[LogRecord] = []
+        self.last_id = 0
+        self.act: ActRecord | None = None  # the act now waiting for an answer
+        self.rejections = 0  # refused answers to the current decision
+        self.faults: dict[Seat, Counter[str]] = {seat: Counter() for seat in SEATS}
+        self.strikes: dict[Seat, int] = dict.fromkeys(SEATS, 0)
+        self.startup_failed: list[Seat] = []
+        self.forced_by: FaultRecord | None = None  # a random-policy fault awaiting its move
+        self.forfeit_by: FaultRecord | None = None
+        self.deals = 0
+
+    def fail(self, message: str) -> VerificationError:
+        return VerificationError(self.line, message)
+
+    def expect(self, what: str, expected: object, found: object) -> None:
+        if expected != found:
+            raise self.fail(f"{what}: expected {_show(expected)}, found {_show(found)}")
+
+    def run(self) -> Verified:
+        records = self.log.records
+        for index, record in enumerate(records[1:], start=2):
+            self.line = index
+            if isinstance(record, Header):
+                raise self.fail("a second header record")
+            if self.expected:
+                self.check_expected(record)
+                continue
+            if isinstance(record, MatchEndRecord):
+                if index != len(records):
+                    raise self.fail("records after match_end")
+                return self.check_end(record)
+            handler = getattr(self, f"on_{type(record).__name__}", None)
+            if handler is None:
+                raise self.fail(f"a {_show(record)[:60]}… record is not expected here")
+            handler(record)
+        raise self.fail("no match_end record")  # read_log reports this as truncated first
+
+    # -- records that follow from a move ----------------------------------------------------
+
+    def check_expected(self, record: LogRecord) -> None:
+        wanted = self.expected[0]
+        if (
+            isinstance(wanted, DealRecord)
+            and wanted.hand > self.header.max_hands
+            and isinstance(record, MatchEndRecord)
+        ):
+            self.expected.clear()  # the hand limit stopped the deal
+            self.line = len(self.log.records)
+            self.check_end(record)
+            return
+        self.expect(f"the {type(wanted).__name__} that follows from the rules", wanted, record)
+        self.expected.pop(0)
+        if isinstance(record, DealRecord):
+            self.deals += 1
+
+    def after_move(self, hand_number: int, events: list[object]) -> None:
+        """The records the table writes after a move: its tricks, hand end, next deal."""
+        for event in events:
+            if isinstance(event, TrickTaken):
+                self.expected.append(
+                    TrickRecord(
+                        hand=hand_number,
+                        trick=event.trick,
+                        winner=event.winner,
+                        side=event.side,
+                        points=event.points,
+                    )
+                )
+            elif isinstance(event, HandEnded):
+                review = event.review
+                self.expected.append(
+                    HandEndRecord(
+                        hand=review.hand_number, result=review.result, marks=dict(self.match.marks)
+                    )
+                )
+            elif isinstance(event, HandStarted):
+                hand = self.match.hand
+                deal = {seat: list(hand.hands[seat]) for seat in SEATS}
+                self.expected.append(
+                    DealRecord(hand=event.hand_number, dealer=event.dealer, hands=deal)
+                )
+
+    # -- start-up ----------------------------------------------------------------------------
+
+    def on_BotReady(self, record: BotReady) -> None:
+        if self.started:
+            raise self.fail("a ready record after the first deal")
+
+    def on_DealRecord(self, record: DealRecord) -> None:
+        if self.started:
+            raise self.fail("a deal that does not follow from the moves before it")
+        if self.startup_failed:
+            raise self.fail("a deal after a bot failed to start")
+        hand = self.match.hand
+        deal = {seat: list(hand.hands[seat]) for seat in SEATS}
+        expected = DealRecord(hand=1, dealer=hand.dealer, hands=deal)
+        self.expect("the first deal from the seed", expected, record)
+        self.started = True
+        self.deals = 1
+
+    # -- one decision ------------------------------------------------------------------------
+
+    def on_ActRecord(self, record: ActRecord) -> None:
+        if not self.started:
+            raise self.fail("an act before the first deal")
+        if self.forced_by is not None:
+            raise self.fail("an act where the fault policy's forced move was due")
+        self.expect("act id", self.last_id + 1, record.id)
+        self.last_id = record.id
+        self.expect("seat to act", self.match.turn, record.seat)
+        self.expect("legal actions", self.match.legal_actions(), record.legal_actions)
+        if self.act is None or self.act.seat != record.seat:
+            self.rejections = 0
+        self.act = record
+
+    def on_RejectedRecord(self, record: RejectedRecord) -> None:
+        if record.reason not in _REJECTION_REASONS:
+            raise self.fail(f"unknown rejection reason {record.reason!r}")
+        self.faults[record.seat][record.reason] += 1
+        if not self.started:
+            self.expect("id of a start-up rejection", 0, record.id)
+            return
+        if self.act is None:
+            raise self.fail("a rejection with no act before it")
+        self.expect("rejected id (the last act)", self.act.id, record.id)
+        self.expect("rejected seat", self.act.seat, record.seat)
+        self.rejections += 1
+        if self.rejections > self.limits.max_rejections:
+            raise self.fail(f"more than {self.limits.max_rejections} rejections for one decision")
+        self.check_rejection(record)
+
+    def check_rejection(self, record: RejectedRecord) -> None:
+        """Where the refused line was kept whole, refuse it again and compare the reasons."""
+        if record.raw.endswith("…"):
+            return  # cut to the bound: not enough left to judge
+        raw = record.raw.encode("utf-8")
+        if record.reason == "invalid_utf8":
+            return  # decoded leniently for the log: the bad bytes are gone
+        try:
+            answer = decode_bot_line(raw)
+            if not isinstance(answer, ActionAnswer):
+                raise self.fail(f"a {record.reason} rejection of a valid ready message")
+        except Rejection as exc:
+            self.expect("rejection reason", reason_code(exc), record.reason)
+            return
+        if record.reason != "illegal_action":
+            raise self.fail(f"a {record.reason} rejection of a well-formed action message")
+        if answer.action in self.match.legal_actions():
+            raise self.fail(f"a rejection of a legal action: {_show(answer.action)}")
+        try:
+            self.match.hand.clone().apply(self.act.seat, answer.action)  # type: ignore[union-attr]
+        except IllegalAction as exc:
+            self.expect("the broken rule", reason_code(exc), record.rule)
+
+    def on_IgnoredRecord(self, record: IgnoredRecord) -> None:
+        self.faults[record.seat]["ignored"] += 1
+        if self.started:
+            if self.act is None:
+                raise self.fail("an ignored answer with no act before it")
+            self.expect("seat of the ignored answer", self.act.seat, record.seat)
+            self.expect("expected id", self.act.id, record.expected_id)
+
+    def on_FaultRecord(self, record: FaultRecord) -> None:
+        self.faults[record.seat][record.reason] += 1
+        if not self.started:
+            self.expect("penalty of a start-up fault", "forfeit", record.penalty)
+            self.startup_failed.append(record.seat)
+            return
+        self.expect("faulted seat (the seat to act)", self.match.turn, record.seat)
+        if self.act is not None and self.act.seat == record.seat:
+            self.expect("id of the faulted act", self.act.id, record.id)
+        if self.limits.on_fault == "forfeit":
+            penalty = "forfeit"
+        else:
+            self.strikes[record.seat] += 1
+            over = self.strikes[record.seat] > self.limits.max_strikes
+            penalty = "forfeit" if over else "random"
+        self.expect("penalty", penalty, record.penalty)
+        self.expect("strikes", self.strikes[record.seat], record.strikes)
+        if penalty == "forfeit":
+            self.forfeit_by = record
+        else:
+            self.forced_by = record
+
+    def on_MoveRecord(self, record: MoveRecord) -> None:
+        if not self.started or self.forfeit_by is not None:
+            raise self.fail("a move where none can be")
+        legal = self.match.legal_actions()
+        self.expect("seat to act", self.match.turn, record.seat)
+        if record.action not in legal:
+            raise self.fail(f"an illegal action was applied: {_show(record.action)}")
+        if record.forced:
+            if self.forced_by is None:
+                raise self.fail("a forced move without a fault")
+            chosen: Action = legal[self.fault_stream.uniform(len(legal))]
+            self.expect("the fault policy's seeded choice", chosen, record.action)
+            self.forced_by = None
+        else:
+            if self.forced_by is not None:
+                raise self.fail("the fault policy's forced move is missing")
+            if self.act is None or self.act.seat != record.seat:
+                raise self.fail("a move that answers no act")
+            self.expect("id of the answered act", self.act.id, record.id)
+        self.act = None
+        self.rejections = 0
+        hand_number = self.match.hand.hand_number
+        self.after_move(hand_number, list(self.match.apply(record.seat, record.action)))
+
+    # -- the end -----------------------------------------------------------------------------
+
+    def check_end(self, record: MatchEndRecord) -> Verified:
+        match = self.match
+        end = record.end
+        winner: Partnership | None = None
+        if end == "marks":
+            if not match.is_over:
+                raise self.fail("the match ends on marks, but no side has 7 marks")
+            winner = match.winner
+        elif end == "forfeit":
+            fault = self.forfeit_by or (self.startup_failed and self._startup_forfeit())
+            if not fault:
+                raise self.fail("a forfeit without a fault that forfeits")
+            assert isinstance(fault, FaultRecord)
+            self.expect("forfeiting seat", fault.seat, record.forfeit and record.forfeit.seat)
+            winner = OPPONENTS_OF[PARTNERSHIP_OF[fault.seat]]
+        elif end == "void":
+            sides = {PARTNERSHIP_OF[seat] for seat in self.startup_failed}
+            if len(sides) != 2:
+                raise self.fail("a void match, but bots of both sides did not fail to start")
+        elif end == "max_hands":
+            self.expect("hands at the hand limit", self.header.max_hands, self.deals)
+        elif match.is_over:
+            raise self.fail(f"the match ends {end!r} after a side reached 7 marks")
+        self.expect("winner", winner, record.winner)
+        self.expect("marks", match.marks, record.marks)
+        self.expect("hands dealt", self.deals, record.hands)
+        counted = {seat: dict(sorted(self.faults[seat].items())) for seat in SEATS}
+        self.expect("fault counts", counted, record.faults)
+        digest = game_digest(game_record(self.log.records))
+        self.expect("game digest", digest, record.game_digest)
+        return Verified(
+            records=len(self.log.records),
+            hands=self.deals,
+            end=end,
+            winner=record.winner,
+            marks=dict(record.marks),
+            game_digest=digest,
+            log_digest=self.log.head,
+        )
+
+    def _startup_forfeit(self) -> FaultRecord | None:
+        for record in self.log.records:
+            if isinstance(record, FaultRecord) and record.seat == self.startup_failed[0]:
+                return record
+        return None
