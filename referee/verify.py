@@ -130,7 +130,7 @@ class _Replay:
             self.line = index
             if isinstance(record, Header):
                 raise self.fail("a second header record")
-            if self.expected:
+            if self.expected and not self.stopped_by_hand_limit(record):
                 self.check_expected(record)
                 continue
             if isinstance(record, MatchEndRecord):
@@ -145,17 +145,20 @@ class _Replay:
 
     # -- records that follow from a move ----------------------------------------------------
 
-    def check_expected(self, record: LogRecord) -> None:
+    def stopped_by_hand_limit(self, record: LogRecord) -> bool:
+        """The next deal is due but past ``max_hands``: the match ends there instead."""
         wanted = self.expected[0]
         if (
             isinstance(wanted, DealRecord)
             and wanted.hand > self.header.max_hands
             and isinstance(record, MatchEndRecord)
         ):
-            self.expected.clear()  # the hand limit stopped the deal
-            self.line = len(self.log.records)
-            self.check_end(record)
-            return
+            self.expected.clear()
+            return True
+        return False
+
+    def check_expected(self, record: LogRecord) -> None:
+        wanted = self.expected[0]
         self.expect(f"the {type(wanted).__name__} that follows from the rules", wanted, record)
         self.expected.pop(0)
         if isinstance(record, DealRecord):
