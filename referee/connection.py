@@ -89,31 +89,48 @@ class BotConnection:
 
     async def send(self, data: bytes, deadline: float | None = None) -> None:
         """Write ``data``; ``BotCrashed`` if the bot's input is closed."""
-        if deadline is not None:
+        if deadline is None:
+            await self._send(data)
+        else:
             with self.deadline(deadline):
-                return await self.send(data)
+                await self._send(data)
+
+    async def _send(self, data: bytes) -> None:
+        # Time already up before the first byte is a timeout, not a sign the bot stopped reading.
+        await trio.lowlevel.checkpoint_if_cancelled()
         self._sending = True  # left set if the deadline cancels the write: it was not read
         try:
             await self._send_stream.send_all(data)
         except (trio.BrokenResourceError, trio.ClosedResourceError):
-            raise BotCrashed("the bot's input is closed (it exited)") from None
+            raise BotCrashed(
+                "the bot closed its input: it exited or crashed (its stderr is kept beside the log)"
+            ) from None
         self._sending = False
 
     async def receive_line(self, deadline: float | None = None) -> bytes:
         """The next line; ``BotCrashed`` at end of output, ``LineTooLong`` over the bound."""
-        if deadline is not None:
-            with self.deadline(deadline):
-                return await self.receive_line()
+        if deadline is None:
+            return await self._receive_line()
+        with self.deadline(deadline):
+            return await self._receive_line()
+        raise AssertionError("unreachable")  # the deadline raises instead of falling through
+
+    async def _receive_line(self) -> bytes:
         self._sending = False
         while True:
             line = self._lines.next_line()
             if line is LINE_TOO_LONG:
-                raise LineTooLong("a line over the size bound was discarded unread")
+                raise LineTooLong(
+                    f"a line longer than {self._lines.max_bytes} bytes was discarded unread"
+                )
             if line is not None:
                 assert isinstance(line, bytes)
                 return line
             if self._eof:
-                raise BotCrashed("the bot closed its output (it exited or crashed)")
+                raise BotCrashed(
+                    "the bot closed its output: it exited or crashed (its stderr is kept"
+                    " beside the log)"
+                )
             try:
                 data = await self._receive_stream.receive_some(_READ_SIZE)
             except (trio.BrokenResourceError, trio.ClosedResourceError):

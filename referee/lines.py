@@ -66,6 +66,10 @@ class LineBuffer:
         return line
 
     @property
+    def max_bytes(self) -> int:
+        return self._max_bytes
+
+    @property
     def pending(self) -> int:
         """Bytes of an unfinished line held now."""
         return len(self._buffer)

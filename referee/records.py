@@ -72,6 +72,14 @@ class Forfeit(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     detail: str
 
 
+class GameForfeit(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """A forfeit as game content: the seat and the reason code, without the free text (whose
+    wording can depend on timing or library versions)."""
+
+    seat: Seat
+    reason: str
+
+
 class GameRecord(msgspec.Struct, forbid_unknown_fields=True):
     """Everything that decides the match and nothing that depends on timing or names."""
 
@@ -80,7 +88,7 @@ class GameRecord(msgspec.Struct, forbid_unknown_fields=True):
     winner: Partnership | None = None
     marks: dict[Partnership, int] = msgspec.field(default_factory=lambda: {"AC": 0, "BD": 0})
     end: EndReason | None = None
-    forfeit: Forfeit | None = None
+    forfeit: GameForfeit | None = None
 
 
 def canonical_json(value: Any) -> bytes:

@@ -53,6 +53,7 @@ from referee.records import (
     EndReason,
     FaultRecord,
     Forfeit,
+    GameForfeit,
     GameHand,
     GameMove,
     GameRecord,
@@ -482,7 +483,8 @@ class Table:
         if self.outcome is not None:
             return self.outcome
         record = self.record
-        record.winner, record.end, record.forfeit = winner, end, forfeit
+        record.winner, record.end = winner, end
+        record.forfeit = GameForfeit(seat=forfeit.seat, reason=forfeit.reason) if forfeit else None
         digest = game_digest(record)
         faults = {seat: dict(sorted(self.faults[seat].items())) for seat in SEATS}
         hands = len(record.hands)

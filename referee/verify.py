@@ -25,6 +25,7 @@ from referee.records import (
     BotReady,
     DealRecord,
     FaultRecord,
+    GameForfeit,
     GameHand,
     GameMove,
     GameRecord,
@@ -86,7 +87,11 @@ def game_record(records: list[LogRecord]) -> GameRecord:
             record.hands[-1].result = entry.result
             record.marks = dict(entry.marks)
         elif isinstance(entry, MatchEndRecord):
-            record.winner, record.end, record.forfeit = entry.winner, entry.end, entry.forfeit
+            record.winner, record.end = entry.winner, entry.end
+            forfeit = entry.forfeit
+            record.forfeit = (
+                GameForfeit(seat=forfeit.seat, reason=forfeit.reason) if forfeit else None
+            )
             record.marks = dict(entry.marks)
     return record
 

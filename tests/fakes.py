@@ -39,6 +39,7 @@ from referee.messages import (
 from referee.records import (
     ActRecord,
     DealRecord,
+    GameForfeit,
     GameHand,
     GameMove,
     GameRecord,
@@ -390,7 +391,9 @@ def game_record_from_log(records: Sequence[LogRecord]) -> GameRecord:
         elif isinstance(record, HandEndRecord):
             assert game.hands[-1].hand == record.hand
             game.hands[-1].result = record.result
-    game.winner, game.marks, game.end, game.forfeit = end.winner, end.marks, end.end, end.forfeit
+    game.winner, game.marks, game.end = end.winner, end.marks, end.end
+    if end.forfeit is not None:
+        game.forfeit = GameForfeit(seat=end.forfeit.seat, reason=end.forfeit.reason)
     return game
 
 
