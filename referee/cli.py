@@ -6,13 +6,18 @@ import shlex
 import sys
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import msgspec
 import typer
 
 from referee import __version__
-from referee.log import LogFile
+
+if TYPE_CHECKING:
+    from referee.log import LogFile
+    from referee.rules.tiles import Seat
+    from referee.settings import MatchSettings
+    from referee.table import MatchOutcome
 
 app = typer.Typer(
     help="Referee for Texas 42 bot competitions: exact rules, redacted views, verifiable replays.",
@@ -189,10 +194,7 @@ def _verify(replay_log: LogFile) -> None:
 
 
 def _rerun(replay_log: LogFile) -> None:
-    import trio
-
     from referee.records import MatchEndRecord
-    from referee.runner import run_match
     from referee.settings import MatchSettings
 
     header = replay_log.header
@@ -211,7 +213,8 @@ def _rerun(replay_log: LogFile) -> None:
     end = replay_log.records[-1]
     logged = end.game_digest if isinstance(end, MatchEndRecord) else None
     new_log = replay_log.path.with_name(replay_log.path.stem + ".rerun.jsonl")
-    outcome = trio.run(run_match, settings, header.bots, new_log)
+    new_log.unlink(missing_ok=True)
+    outcome = _play(settings, header.bots, new_log)
     typer.echo(f"logged game digest: {logged or '(none: the log is truncated)'}")
     typer.echo(f"rerun game digest:  {outcome.game_digest}  (log: {new_log})")
     if outcome.game_digest != logged:
@@ -251,7 +254,13 @@ class OnFault(StrEnum):
 def _bundled_bot(name: str) -> str:
     from referee.runner import BUNDLED_BOTS
 
-    return shlex.join([sys.executable, str(BUNDLED_BOTS / name)])
+    path = BUNDLED_BOTS / name
+    if not path.exists():
+        raise _fail(
+            f"the bundled bots are not here ({BUNDLED_BOTS}): install from a clone with"
+            " 'pip install -e .', or pass bot commands"
+        )
+    return shlex.join([sys.executable, str(path)])
 
 
 def _fail(message: str) -> typer.Exit:
@@ -279,16 +288,21 @@ def match_command(
         Path | None,
         typer.Option(help="Replay log path (JSON lines). Default: a new file under ./matches/."),
     ] = None,
-    move_timeout: Annotated[float, typer.Option(min=0.001, help="Seconds per decision.")] = 1.0,
+    move_timeout: Annotated[
+        float, typer.Option(min=0.001, max=3600, help="Seconds per decision.")
+    ] = 1.0,
     startup_timeout: Annotated[
-        float, typer.Option(min=0.001, help="Seconds to answer hello.")
+        float, typer.Option(min=0.001, max=3600, help="Seconds to answer hello.")
     ] = 10.0,
     time_bank: Annotated[
         float,
-        typer.Option(min=0.0, help="Extra seconds per seat for the match, spent on overruns."),
+        typer.Option(
+            min=0.0, max=86400, help="Extra seconds per seat for the match, spent on overruns."
+        ),
     ] = 0.0,
     max_rejections: Annotated[
-        int, typer.Option(min=1, help="Refused answers for one decision before it is a fault.")
+        int,
+        typer.Option(min=1, max=1000, help="The Nth refused answer to one decision is a fault."),
     ] = 3,
     on_fault: Annotated[
         OnFault,
@@ -299,14 +313,17 @@ def match_command(
     ] = OnFault.forfeit,
     max_strikes: Annotated[
         int,
-        typer.Option(min=0, help="Strikes allowed under --on-fault random; the next forfeits."),
+        typer.Option(
+            min=0, max=1000, help="Strikes allowed under --on-fault random; the next forfeits."
+        ),
     ] = 3,
     max_hands: Annotated[
         int,
-        typer.Option(min=1, help="End the match unfinished after this many hands (all passes)."),
+        typer.Option(min=1, max=1_000_000, help="End the match unfinished after this many hands."),
     ] = 200,
     max_line_bytes: Annotated[
-        int, typer.Option(min=64, help="Longest line a bot may send; longer is a fault.")
+        int,
+        typer.Option(min=1024, max=1 << 30, help="Longest line a bot may send; longer is a fault."),
     ] = 1 << 20,
     json_output: Annotated[
         bool, typer.Option("--json", help="Print one JSON object with the outcome on stdout.")
@@ -317,10 +334,9 @@ def match_command(
     Exits 0 whenever the match was played to its end, forfeits included; 2 for bad
     arguments; 1 if the referee itself failed.
     """
-    import trio
 
     from referee.rules.deal import MAX_SEED
-    from referee.runner import default_log_path, random_seed, run_match, seat_commands
+    from referee.runner import default_log_path, random_seed, seat_commands
     from referee.settings import MatchSettings
 
     commands_given = bots or [_bundled_bot("heuristic_bot.py"), _bundled_bot("random_bot.py")]
@@ -341,15 +357,41 @@ def match_command(
         max_hands=max_hands,
         max_line_bytes=max_line_bytes,
     )
-    log_path = log or default_log_path(match_seed)
+    log_path = log or default_log_path()
+    if log_path.exists():
+        raise _fail(f"{log_path} already exists: choose another --log or remove it")
     try:
-        outcome = trio.run(run_match, settings, commands, log_path)
+        log_path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        typer.echo(f"referee: cannot write the log {log_path}: {exc.strerror or exc}", err=True)
-        raise typer.Exit(1) from None
+        raise _fail(f"cannot create {log_path.parent}: {exc.strerror or exc}") from None
+    outcome = _play(settings, commands, log_path)
     if json_output:
         typer.echo(msgspec.json.encode(outcome).decode())
         return
     from referee.report import print_outcome
 
     print_outcome(outcome, commands)
+
+
+def _play(settings: MatchSettings, commands: dict[Seat, str], log_path: Path) -> MatchOutcome:
+    """Run a match in the foreground; Ctrl-C, SIGTERM and SIGHUP end it cleanly (exit 130,
+    143, 129), and a failure of the referee itself exits 1 with one line — never a traceback."""
+    import trio
+
+    from referee.runner import Terminated, interrupted, leaf_error, run_match_in_foreground
+
+    try:
+        return trio.run(run_match_in_foreground, settings, commands, log_path)
+    except BaseException as exc:
+        if interrupted(exc):
+            cause = leaf_error(exc)
+            signum = cause.signum if isinstance(cause, Terminated) else 2
+            typer.echo(f"referee: interrupted; the log ends there: {log_path}", err=True)
+            raise typer.Exit(128 + signum) from None
+        cause = leaf_error(exc)
+        if isinstance(cause, OSError):
+            what = cause.strerror or cause
+            typer.echo(f"referee: {what}: {cause.filename or log_path}", err=True)
+        else:
+            typer.echo(f"referee: internal error: {type(cause).__name__}: {cause}", err=True)
+        raise typer.Exit(1) from None

@@ -117,7 +117,8 @@ RefereeMessage = Hello | Act | Rejected | HandEnd | MatchEnd
 class Ready(_Message, frozen=True, tag="ready", forbid_unknown_fields=True):
     """The answer to ``hello``: the bot's display name."""
 
-    name: Annotated[str, msgspec.Meta(min_length=1, max_length=100)]
+    #: 1-100 printable characters (no control characters: names are shown in terminals).
+    name: Annotated[str, msgspec.Meta(min_length=1, max_length=100, pattern=r"^[^\x00-\x1f\x7f]+$")]
 
 
 class ActionAnswer(_Message, frozen=True, tag="action", forbid_unknown_fields=True):

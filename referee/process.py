@@ -44,22 +44,29 @@ class StderrSink:
         room = self.limit - self.written
         kept = data[: max(room, 0)]
         if kept and self.path is not None:
-            if self._file is None:
-                self._file = self.path.open("wb")
-            self._file.write(kept)
-            self._file.flush()
+            try:
+                if self._file is None:
+                    self._file = self.path.open("wb")
+                self._file.write(kept)
+                self._file.flush()
+            except OSError:
+                # A stderr copy that cannot be written must not stop the match: drop it.
+                self.path = None
+                kept = b""
         self.written += len(kept)
         self.dropped += len(data) - len(kept)
 
     def close(self) -> None:
-        if self._file is not None:
-            if self.dropped:
+        if self._file is None:
+            return
+        with suppress(OSError):
+            if self.dropped and self.path is not None:
                 self._file.write(
                     f"\n[referee: stderr capped at {self.limit} bytes;"
                     f" {self.dropped} more bytes dropped]\n".encode()
                 )
             self._file.close()
-            self._file = None
+        self._file = None
 
 
 class BotProcess:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table as RichTable
 
 from referee.rules.contract import side_name
@@ -11,25 +12,26 @@ from referee.table import MatchOutcome
 
 
 def print_outcome(outcome: MatchOutcome, commands: dict[Seat, str]) -> None:
-    console = Console()
+    console = Console(soft_wrap=True)
     console.print(f"[bold]Texas 42 match[/bold] — seed {outcome.seed}")
     seats = RichTable(box=None, show_header=True, header_style="bold")
     for column in ("seat", "side", "bot", "command", "faults"):
         seats.add_column(column)
     for seat in SEATS:
         faults = ", ".join(f"{kind} {n}" for kind, n in outcome.faults[seat].items()) or "—"
-        seats.add_row(
+        seats.add_row(  # names, commands and details come from bots and users: no markup
             seat,
             side_name(PARTNERSHIP_OF[seat]),
-            outcome.names[seat] or "(not ready)",
-            commands[seat],
+            escape(outcome.names[seat]) or "(not ready)",
+            escape(commands[seat]),
             faults,
         )
     console.print(seats)
     marks = f"A+C {outcome.marks['AC']}, B+D {outcome.marks['BD']}"
     winner = side_name(outcome.winner) if outcome.winner else "nobody"
     console.print(f"hands played: {outcome.hands}   marks: {marks}")
-    console.print(f"[bold]winner: {winner}[/bold] ({outcome.end}: {outcome.detail})")
+    console.print(f"[bold]winner: {winner}[/bold] ({outcome.end}: {escape(outcome.detail)})")
     console.print(f"game digest: {outcome.game_digest}")
     if outcome.log:
-        console.print(f"log: {outcome.log}")
+        console.print(f"log: {escape(outcome.log)}")
+    console.print(f"log digest: {outcome.log_digest}")

@@ -8,6 +8,7 @@ log with a ``match_end`` record.
 from __future__ import annotations
 
 import secrets
+import signal
 from datetime import datetime
 from pathlib import Path
 
@@ -29,14 +30,56 @@ def random_seed() -> int:
     return secrets.randbits(64)
 
 
-def default_log_path(seed: int, directory: Path = Path("matches")) -> Path:
+def default_log_path(directory: Path = Path("matches")) -> Path:
+    """A new name in ``directory``: the time and a random tag, never the seed (which would
+    tell anyone who can list the directory every deal)."""
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-    return directory / f"match-{stamp}-{seed}.jsonl"
+    return directory / f"match-{stamp}-{secrets.token_hex(4)}.jsonl"
 
 
 def stderr_path(log_path: Path, seat: Seat) -> Path:
     """Where a seat's stderr is kept: beside the log, ``<log>.<seat>.stderr``."""
     return log_path.with_name(f"{log_path.name}.{seat}.stderr")
+
+
+def interrupted(exc: BaseException) -> bool:
+    """Ctrl-C, a signal, or a cancellation — also inside trio's exception groups."""
+    if isinstance(exc, BaseExceptionGroup):
+        return any(interrupted(inner) for inner in exc.exceptions)
+    return isinstance(exc, KeyboardInterrupt | trio.Cancelled | Terminated)
+
+
+def leaf_error(exc: BaseException) -> BaseException:
+    """The first real error inside nested exception groups."""
+    while isinstance(exc, BaseExceptionGroup):
+        exc = exc.exceptions[0]
+    return exc
+
+
+class Terminated(Exception):
+    """The referee received SIGTERM or SIGHUP."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+async def run_match_in_foreground(
+    settings: MatchSettings, commands: dict[Seat, str], log_path: Path
+) -> MatchOutcome:
+    """``run_match`` for a command line: SIGTERM and SIGHUP end it like Ctrl-C does (the bots
+    are closed and the log ends with ``interrupted``) and then raise ``Terminated``."""
+    with trio.open_signal_receiver(signal.SIGTERM, signal.SIGHUP) as signals:
+        async with trio.open_nursery() as nursery:
+
+            async def watch() -> None:
+                async for signum in signals:
+                    raise Terminated(signum)
+
+            nursery.start_soon(watch)
+            outcome = await run_match(settings, commands, log_path)
+            nursery.cancel_scope.cancel()
+    return outcome
 
 
 def seat_commands(commands: list[str]) -> dict[Seat, str]:
@@ -53,6 +96,8 @@ async def run_match(
 ) -> MatchOutcome:
     """Start the four bots, play the match, close every bot; the log is ``log_path``."""
     log_path.parent.mkdir(parents=True, exist_ok=True)
+    for seat in SEATS:  # a previous match's stderr under this name would mislead
+        stderr_path(log_path, seat).unlink(missing_ok=True)
     with log_path.open("wb") as log_file:
         log = LogWriter(log_file)
         bots: dict[Seat, BotProcess] = {}
@@ -80,14 +125,13 @@ async def run_match(
                 outcome = await table.play()
             except BaseException as exc:
                 if table is not None:
-                    interrupted = isinstance(exc, KeyboardInterrupt | trio.Cancelled)
-                    table.conclude(
-                        None,
-                        "interrupted" if interrupted else "error",
-                        "the referee was interrupted"
-                        if interrupted
-                        else f"referee error: {type(exc).__name__}: {exc}",
-                    )
+                    if interrupted(exc):
+                        table.conclude(None, "interrupted", "the referee was interrupted")
+                    else:
+                        cause = leaf_error(exc)
+                        table.conclude(
+                            None, "error", f"referee error: {type(cause).__name__}: {cause}"
+                        )
                 raise
             finally:
                 with trio.CancelScope(shield=True):

@@ -74,6 +74,9 @@ from referee.rules.deal import Stream
 from referee.rules.tiles import OPPONENTS_OF, PARTNERSHIP_OF, SEATS, Partnership, Seat
 from referee.settings import MatchSettings
 
+#: Answers with a stale or wrong id ignored for one decision before the flood is a fault
+#: (each is logged, so this also bounds the log).
+MAX_IGNORED: Final = 100
 #: Seconds allowed to deliver ``match_end`` (and any ``hand_end`` still waiting) to a bot.
 DELIVERY_TIMEOUT: Final = 5.0
 
@@ -395,9 +398,14 @@ class Table:
     async def _receive(
         self, seat: Seat, expected_id: int, kind: type[Ready | ActionAnswer]
     ) -> tuple[Ready | ActionAnswer, bytes]:
-        """The next message of ``kind`` answering ``expected_id``, and its line; stale answers
-        are skipped. A malformed line raises a ``Rejection`` carrying the line in ``raw``."""
+        """The next message of ``kind`` answering ``expected_id``, and its line.
+
+        Answers with another id are recorded and skipped, up to ``MAX_IGNORED``. A malformed
+        line raises a ``Rejection`` carrying the line in ``raw``; while waiting for ``ready``
+        it is refused on the spot instead, up to ``max_rejections``.
+        """
         connection = self.connections[seat]
+        ignored = refused = 0
         while True:
             line = await connection.receive_line()
             try:
@@ -408,13 +416,24 @@ class Table:
                     raise BadMessage(f"expected a {wanted!r} message, got {got!r}")
             except Rejection as rejection:
                 rejection.raw = excerpt(line)
-                if kind is Ready:
-                    await self._reject(seat, expected_id, rejection)
-                    continue
-                raise
+                if kind is not Ready:
+                    raise
+                await self._reject(seat, expected_id, rejection)
+                refused += 1
+                if refused >= self.settings.max_rejections:
+                    raise TooManyRejections(
+                        f"{refused} lines refused before 'ready'"
+                        f" (last: {reason_code(rejection)}: {rejection})"
+                    ) from None
+                continue
             if type(message) is ActionAnswer and message.id != expected_id:
                 self.faults[seat]["ignored"] += 1
                 self.log.write(IgnoredRecord(seat=seat, expected_id=expected_id, raw=excerpt(line)))
+                ignored += 1
+                if ignored >= MAX_IGNORED:
+                    raise TooManyRejections(
+                        f"{ignored} answers with a stale or wrong id to one decision"
+                    )
                 continue
             return message, line
 

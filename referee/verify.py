@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import msgspec
 
 from referee.connection import decode_bot_line
-from referee.errors import IllegalAction, Rejection, VerificationError, reason_code
+from referee.errors import IllegalAction, LogError, Rejection, VerificationError, reason_code
 from referee.log import LogFile
 from referee.messages import ActionAnswer
 from referee.records import (
@@ -77,7 +77,9 @@ def game_record(records: list[LogRecord]) -> GameRecord:
     header = records[0]
     assert isinstance(header, Header)
     record = GameRecord(seed=header.seed)
-    for entry in records:
+    for line, entry in enumerate(records, start=1):
+        if isinstance(entry, MoveRecord | HandEndRecord) and not record.hands:
+            raise LogError(f"line {line}: a move or hand end before any deal")
         if isinstance(entry, DealRecord):
             record.hands.append(GameHand(hand=entry.hand, dealer=entry.dealer, deal=entry.hands))
         elif isinstance(entry, MoveRecord):
@@ -118,6 +120,8 @@ class _Replay:
         self.faults: dict[Seat, Counter[str]] = {seat: Counter() for seat in SEATS}
         self.strikes: dict[Seat, int] = dict.fromkeys(SEATS, 0)
         self.startup_failed: list[Seat] = []
+        self.ready: list[Seat] = []
+        self.startup_rejections: Counter[Seat] = Counter()
         self.forced_by: FaultRecord | None = None  # a random-policy fault awaiting its move
         self.forfeit_by: FaultRecord | None = None
         self.deals = 0
@@ -199,14 +203,20 @@ class _Replay:
     # -- start-up ----------------------------------------------------------------------------
 
     def on_BotReady(self, record: BotReady) -> None:
-        if self.started:
-            raise self.fail("a ready record after the first deal")
+        if self.started or self.startup_failed:
+            raise self.fail("a ready record after the start-up")
+        if self.ready and record.seat <= self.ready[-1]:
+            raise self.fail(
+                f"ready records out of seat order: {record.seat} after {self.ready[-1]}"
+            )
+        self.ready.append(record.seat)
 
     def on_DealRecord(self, record: DealRecord) -> None:
         if self.started:
             raise self.fail("a deal that does not follow from the moves before it")
         if self.startup_failed:
             raise self.fail("a deal after a bot failed to start")
+        self.expect("seats that answered hello", list(SEATS), self.ready)
         hand = self.match.hand
         deal = {seat: list(hand.hands[seat]) for seat in SEATS}
         expected = DealRecord(hand=1, dealer=hand.dealer, hands=deal)
@@ -235,6 +245,11 @@ class _Replay:
         self.faults[record.seat][record.reason] += 1
         if not self.started:
             self.expect("id of a start-up rejection", 0, record.id)
+            if record.seat in self.ready or record.seat in self.startup_failed:
+                raise self.fail(f"a start-up rejection for {record.seat} after its start-up ended")
+            self.startup_rejections[record.seat] += 1
+            if self.startup_rejections[record.seat] > self.limits.max_rejections:
+                raise self.fail("more start-up rejections than max_rejections")
             return
         if self.act is None:
             raise self.fail("a rejection with no act before it")
@@ -254,8 +269,9 @@ class _Replay:
             return  # decoded leniently for the log: the bad bytes are gone
         try:
             answer = decode_bot_line(raw)
-            if not isinstance(answer, ActionAnswer):
-                raise self.fail(f"a {record.reason} rejection of a valid ready message")
+            if not isinstance(answer, ActionAnswer):  # a ready where an action was asked
+                self.expect("rejection reason of a ready message", "bad_message", record.reason)
+                return
         except Rejection as exc:
             self.expect("rejection reason", reason_code(exc), record.reason)
             return
@@ -280,9 +296,15 @@ class _Replay:
         self.faults[record.seat][record.reason] += 1
         if not self.started:
             self.expect("penalty of a start-up fault", "forfeit", record.penalty)
+            if record.seat in self.ready or record.seat in self.startup_failed:
+                raise self.fail(f"a start-up fault for {record.seat}, which already started")
+            if self.startup_failed and record.seat <= self.startup_failed[-1]:
+                raise self.fail("start-up faults out of seat order")
+            self.check_rejection_count(record, self.startup_rejections[record.seat])
             self.startup_failed.append(record.seat)
             return
         self.expect("faulted seat (the seat to act)", self.match.turn, record.seat)
+        self.check_rejection_count(record, self.rejections)
         if self.act is not None and self.act.seat == record.seat:
             self.expect("id of the faulted act", self.act.id, record.id)
         if self.limits.on_fault == "forfeit":
@@ -297,6 +319,12 @@ class _Replay:
             self.forfeit_by = record
         else:
             self.forced_by = record
+
+    def check_rejection_count(self, record: FaultRecord, rejections: int) -> None:
+        """``too_many_rejections`` comes exactly at ``max_rejections`` refused answers."""
+        refused = record.reason == "too_many_rejections" and "refused" in record.detail
+        if refused:
+            self.expect("rejections before the fault", self.limits.max_rejections, rejections)
 
     def on_MoveRecord(self, record: MoveRecord) -> None:
         if not self.started or self.forfeit_by is not None:
@@ -338,6 +366,7 @@ class _Replay:
                 raise self.fail("a forfeit without a fault that forfeits")
             assert isinstance(fault, FaultRecord)
             self.expect("forfeiting seat", fault.seat, record.forfeit and record.forfeit.seat)
+            self.expect("forfeit reason", fault.reason, record.forfeit and record.forfeit.reason)
             winner = OPPONENTS_OF[PARTNERSHIP_OF[fault.seat]]
         elif end == "void":
             sides = {PARTNERSHIP_OF[seat] for seat in self.startup_failed}

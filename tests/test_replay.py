@@ -40,6 +40,7 @@ from fakes import (
     answer,
     any_act,
     delayed,
+    first_legal,
     illegal_action,
     misbehave,
     play_match,
@@ -159,9 +160,9 @@ def act_of(records: list[LogRecord], act_id: int | None) -> ActRecord:
     return act
 
 
-def forge_end(records: list[LogRecord], end: MatchEndRecord, **changes: Any) -> MatchEndRecord:
-    """``end`` changed, with the game digest a forger would recompute for ``records``."""
-    changed = msgspec.structs.replace(end, **changes)
+def forge_end(records: list[LogRecord], last: MatchEndRecord, **changes: Any) -> MatchEndRecord:
+    """``last`` changed, with the game digest a forger would recompute for ``records``."""
+    changed = msgspec.structs.replace(last, **changes)
     digest = game_digest(game_record([*records, changed]))
     return msgspec.structs.replace(changed, game_digest=digest)
 
@@ -201,6 +202,10 @@ def stall(act: Act) -> Reply:
 
 def stale_then_right(act: Act) -> Reply:
     return [answer(act.id - 1, act.legal_actions[-1]), answer(act.id, act.legal_actions[0])]
+
+
+def play_a_tile_not_held(act: Act) -> Reply:
+    return answer(act.id, Play(next(t for t in TILES if t not in act.view.hand)))
 
 
 def long_line(act: Act) -> Reply:
@@ -246,6 +251,12 @@ FAULTY: dict[str, Callable[[], tuple[list[FakeBot], MatchSettings, str, dict[Sea
         settings(seed=8),
         "marks",
         {"B": {"illegal_action": 1}},
+    ),
+    "illegal_action: a tile not held": lambda: (
+        bots(C=misbehave(playing, play_a_tile_not_held)),
+        settings(seed=4),
+        "marks",
+        {"C": {"illegal_action": 1}},
     ),
     "a refused line cut to 200 characters": lambda: (
         bots(C=misbehave(any_act, lambda act: b"{" + b"x" * 500 + b"\n")),
@@ -413,9 +424,8 @@ async def test_verify_passes_for_matches_with_faults(
 async def test_verify_passes_when_a_bot_answers_an_act_with_ready(
     autojump_clock: trio.abc.Clock,
 ) -> None:
-    # BUG (referee/verify.py, _Replay.check_rejection): the table refuses a `ready` message
-    # sent in answer to an act as bad_message ("expected a 'action' message, got 'ready'"), but
-    # verify raises "a bad_message rejection of a valid ready message" on that valid log.
+    # The table refuses a `ready` sent in answer to an act as bad_message ("expected a 'action'
+    # message, got 'ready'"); verify re-judges the kept line and agrees.
     run = await play_match(bots(C=misbehave(any_act, lambda act: ready("again"))), settings(seed=4))
     (rejected,) = run.of(RejectedRecord)
     assert (rejected.reason, rejected.detail) == (
@@ -683,8 +693,10 @@ def rejection_reason_invalid_utf8(lines: list[Line], records: list[LogRecord]) -
 
 
 def delete_rejection(lines: list[Line], records: list[LogRecord]) -> Tampered:
+    # The fault that the refused answers led to no longer follows max_rejections of them.
     i = positions(records, RejectedRecord)[0]
-    return Tampered(lines[:i] + lines[i + 1 :], i + 1, len(lines) - 1, "fault counts")
+    fault = next(k for k in positions(records, FaultRecord) if k > i)
+    return Tampered(lines[:i] + lines[i + 1 :], i + 1, fault, "rejections before the fault")
 
 
 TAMPERING: dict[str, tuple[str, Edit]] = {
@@ -714,7 +726,7 @@ TAMPERING: dict[str, tuple[str, Edit]] = {
         "faults",
         rejection_reason_invalid_utf8,
     ),
-    "delete a rejection (caught by the totals)": ("faults", delete_rejection),
+    "delete a rejection": ("faults", delete_rejection),
 }
 
 
@@ -802,7 +814,7 @@ def cut_with_a_forged_end(log: bytes, after: int) -> tuple[bytes, int]:
         forfeit=None,
         faults={seat: dict(sorted(counts[seat].items())) for seat in SEATS},
     )
-    lines = split(log)[: after + 1] + [Line(body_of(forged_end), b"")]
+    lines = [*split(log)[: after + 1], Line(body_of(forged_end), b"")]
     return forged(lines), after + 2
 
 
@@ -846,7 +858,8 @@ def fault_detail(lines: list[Line], records: list[LogRecord]) -> list[Line]:
 
 
 def match_end_detail(lines: list[Line], records: list[LogRecord]) -> list[Line]:
-    # Free text: verify checks the winner and the forfeiting seat, not this sentence.
+    # Free text (for a forfeit it quotes the fault detail): verify checks the winner and the
+    # forfeiting seat, not this sentence.
     i = len(lines) - 1
     return replace(lines, i, lines[i].edited(lambda v: v.update(detail="something else")))
 
@@ -933,12 +946,10 @@ async def test_forged_structure_around_the_game_is_detected(
     edit: StructureEdit,
     autojump_clock: trio.abc.Clock,
 ) -> None:
-    # BUG (referee/verify.py): the table writes exactly one ready per seat that started, all of
-    # them before any start-up fault and before the first deal, and a too_many_rejections fault
-    # right after the last rejection. verify checks none of it (on_BotReady only refuses a ready
-    # after the first deal; nothing counts readies per seat or requires one for every seat
-    # without a start-up fault), so these forged logs verify. Re-simulation can know all of
-    # it: it is structure the referee writes, not timing or bot bytes.
+    # The table writes exactly one ready per seat that started, in seat order, before any
+    # start-up fault and the first deal, and a too_many_rejections fault right after the
+    # max_rejections-th rejection. That is structure, not timing or bot bytes, so verify checks
+    # it and these forged logs fail.
     log = await base_log("faults")
     lines, where = edit(split(log), records_of(log))
     error = verification_error(forged(lines))
@@ -948,16 +959,16 @@ async def test_forged_structure_around_the_game_is_detected(
 async def test_a_forfeit_in_match_end_must_be_the_fault_that_forfeited(
     autojump_clock: trio.abc.Clock,
 ) -> None:
-    # BUG (referee/verify.py, _Replay.check_end): for end "forfeit" only forfeit.seat is
-    # compared with the forfeiting fault; its reason and detail are not. A forger who rewrites
-    # them and recomputes game_digest (anyone can: it is documented) gets a game record — the
-    # thing game_digest publishes — that contradicts the fault record, and verify accepts it.
+    # forfeit.reason is game content (the game record keeps {"seat", "reason"}): a forger who
+    # rewrites it and recomputes game_digest (LOG.md documents how) must still be caught, as the
+    # reason contradicts the fault record.
     log = await base_log("faults")
     records = records_of(log)
     end = records[-1]
     assert isinstance(end, MatchEndRecord) and end.forfeit is not None
     assert end.forfeit.reason == "too_many_rejections"
-    forfeit = msgspec.structs.replace(end.forfeit, reason="crashed", detail="the bot exited")
+    assert [r.reason for r in records if isinstance(r, FaultRecord)][-1] == "too_many_rejections"
+    forfeit = msgspec.structs.replace(end.forfeit, reason="crashed")
     lie = forge_end(records[:-1], end, forfeit=forfeit)
     lines = [*split(log)[:-1], Line(body_of(lie), b"")]
     error = verification_error(forged(lines))
@@ -1032,10 +1043,11 @@ class Tracked(list):  # type: ignore[type-arg]
 
 def tiles_shown_that_were_hidden(
     log: LogFile, lines: Iterator[str], seat: Seat | None
-) -> list[str]:
+) -> tuple[list[str], int]:
     """Each rendered line showing a tile that ``seat`` (None: anyone) could not see when it
-    was shown: neither in the seat's own deal nor played so far in the hand. Lines are taken
-    one at a time, so "so far" is the record the rendering had reached."""
+    was shown: neither in the seat's own deal nor played so far in the hand; and how many
+    tiles were shown in all. Lines are taken one at a time, so "so far" is the record the
+    rendering had reached."""
     records = log.records
     assert isinstance(records, Tracked)
     leaks = []
@@ -1051,8 +1063,7 @@ def tiles_shown_that_were_hidden(
             count += 1
             if Tile(int(low), int(high)) not in visible:
                 leaks.append(f"after record {records.at + 1}: {line}")
-    assert count  # the check saw tiles
-    return leaks
+    return leaks, count
 
 
 def tracked(data: bytes) -> LogFile:
@@ -1069,15 +1080,22 @@ async def test_seat_and_public_renderings_never_show_a_hidden_tile(
     logs.append((await play_match(forced[0], forced[1])).log)
     timeouts = FAULTY["timeout, random: forced moves, strikes, then forfeit"]()
     logs.append((await play_match(timeouts[0], timeouts[1])).log)
+    shown: Counter[str] = Counter()
     for data in logs:
         for seat in SEATS:
             log = tracked(data)
-            assert tiles_shown_that_were_hidden(log, render.seat_lines(log, seat), seat) == []
+            leaks, count = tiles_shown_that_were_hidden(log, render.seat_lines(log, seat), seat)
+            assert leaks == []
+            shown["seat"] += count
         log = tracked(data)
-        assert tiles_shown_that_were_hidden(log, render.public_lines(log), None) == []
+        leaks, count = tiles_shown_that_were_hidden(log, render.public_lines(log), None)
+        assert leaks == []
+        shown["public"] += count
+    assert shown["seat"] > 10_000 and shown["public"] > 1_000
     # The check itself finds hidden tiles: the full rendering shows every deal.
     log = tracked(logs[0])
-    assert tiles_shown_that_were_hidden(log, render.match_lines(log), "A")
+    leaks, _ = tiles_shown_that_were_hidden(log, render.match_lines(log), "A")
+    assert leaks
 
 
 def in_order(lines: list[str], wanted: list[str]) -> None:
@@ -1095,7 +1113,7 @@ async def test_the_full_rendering_shows_everything_in_order(
     run = await play_match(
         bots(
             B=misbehave(playing, illegal),
-            C=misbehave(lambda act: act.id > 20, stall),
+            C=misbehave(lambda act: act.id > 20, lambda act: [Sleep(1.5), first_legal(act)]),
             D=misbehave(any_act, lambda act: b"{not json\n"),
         ),
         settings(seed=12, on_fault="random"),
@@ -1106,17 +1124,26 @@ async def test_the_full_rendering_shows_everything_in_order(
     }
     lines = list(render.match_lines(parse_log(run.log)))
     wanted = []
+    plays: list[str] = []
     for record in run.records:
         if isinstance(record, DealRecord):
             wanted.append(f"Hand {record.hand} — dealer {record.dealer}")
             for seat in SEATS:
                 wanted.append(f"  {seat} holds {render.tiles_text(record.hands[seat])}")
+        elif isinstance(record, MoveRecord) and isinstance(record.action, Play):
+            forced = " (forced by the referee)" if record.forced else ""
+            plays.append(f"{record.seat} {record.action.tile}{forced}")
         elif isinstance(record, TrickRecord):
             points = f"{record.points} point{'s' if record.points != 1 else ''}"
-            wanted.append(f"→ {record.winner} wins {points} for {side_name(record.side)}")
+            wanted.append(
+                f"  trick {record.trick}: {', '.join(plays)} → {record.winner} wins {points}"
+                f" for {side_name(record.side)}"
+            )
+            plays = []
         elif isinstance(record, HandEndRecord):
             wanted.append(f"  result: {render.result_text(record.result)}")
             wanted.append(f"  marks: {render.marks_text(record.marks)}")
+            plays = []
         elif isinstance(record, RejectedRecord):
             wanted.append(f"  ! {record.seat} answer rejected ({record.reason}")
             wanted.append(f"      raw: {record.raw}")
@@ -1125,8 +1152,7 @@ async def test_the_full_rendering_shows_everything_in_order(
                 f"  ! {record.seat} fault {record.reason}: {record.detail} → {record.penalty}"
                 f" (strikes {record.strikes})"
             )
-        elif isinstance(record, MoveRecord) and record.forced and isinstance(record.action, Play):
-            wanted.append(f"{record.seat} {record.action.tile} (forced by the referee)")
+    assert any(move.forced for move in run.of(MoveRecord))
     end = run.end
     wanted.append(f"Match over: {side_name(end.winner)} wins (marks: {end.detail})")  # type: ignore[arg-type]
     in_order(lines, wanted)
@@ -1236,9 +1262,8 @@ def test_replay_renders_a_real_match(real_match: RealMatch) -> None:
 
 
 def test_replay_json_of_a_log_without_its_first_deal(real_match: RealMatch, tmp_path: Path) -> None:
-    # BUG (referee/verify.py, game_record; used by `replay --json`): a move before any deal
-    # indexes record.hands[-1] of an empty list, and the command dies with an IndexError
-    # traceback instead of one line saying the log does not follow the rules (exit 2).
+    # A move before any deal: one line saying the log does not follow the rules (exit 2), no
+    # traceback.
     data = real_match.path.read_bytes()
     i = positions(records_of(data), DealRecord)[0]
     lines = split(data)
