@@ -27,7 +27,7 @@ from referee.rules.views import Review, View
 PROTOCOL_VERSION: Final = 1
 
 #: A public event as carried in ``events``: a seat's action, a completed trick, a new hand.
-Event = Acted | TrickTaken | HandStarted
+PublicEvent = Acted | TrickTaken | HandStarted
 
 
 class _Message(msgspec.Struct, frozen=True, tag_field="type", omit_defaults=False):
@@ -72,7 +72,7 @@ class Act(_Message, frozen=True, tag="act"):
 
     id: int
     #: Public events since the last message to this seat, oldest first.
-    events: list[Event]
+    events: list[PublicEvent]
     view: View
     legal_actions: list[Action]
     #: Milliseconds allowed for this answer (move timeout plus the time bank left).
@@ -92,7 +92,7 @@ class Rejected(_Message, frozen=True, tag="rejected"):
 class HandEnd(_Message, frozen=True, tag="hand_end"):
     """A hand is over: its public review (every action with its author) and the score."""
 
-    events: list[Event]
+    events: list[PublicEvent]
     review: Review
     marks: dict[Partnership, int]
 
@@ -100,7 +100,7 @@ class HandEnd(_Message, frozen=True, tag="hand_end"):
 class MatchEnd(_Message, frozen=True, tag="match_end"):
     """The match is over. ``winner`` is null for an unfinished match; the bot should exit."""
 
-    events: list[Event]
+    events: list[PublicEvent]
     winner: Partnership | None
     marks: dict[Partnership, int]
     #: Why the match ended: "marks", "forfeit", "void" or "max_hands".

@@ -4,9 +4,10 @@ Every bot is the leader of a new session (``start_new_session``), so its process
 the bot and every child it starts that does not leave on purpose; Ctrl-C in the referee's
 terminal does not reach it. ``BotProcess.close`` — run on every exit path, shielded from
 cancellation — closes the bot's stdin, gives it ``EXIT_GRACE`` seconds to exit on its own,
-sends SIGTERM to the whole group, waits ``TERM_GRACE`` seconds, sends SIGKILL to the group,
-and reaps the leader. Grandchildren that ignore SIGTERM die with the SIGKILL; a process
-that calls ``setsid`` itself escapes every process-group tool and is out of reach here.
+sends SIGTERM to whatever is left of the whole group, waits up to ``TERM_GRACE`` seconds,
+sends SIGKILL to the group, and reaps the leader. Grandchildren that ignore SIGTERM die with
+the SIGKILL; a process that leaves the group on purpose (``setsid`` or ``setpgid``) escapes
+every process-group tool and is out of reach here.
 """
 
 from __future__ import annotations
@@ -113,23 +114,34 @@ class BotProcess:
             while data := await stream.receive_some(65536):
                 self.stderr.write(data)
 
-    def _signal_group(self, signum: int) -> None:
-        with suppress(ProcessLookupError, PermissionError):
+    def _signal_group(self, signum: int) -> bool:
+        """Send ``signum`` to the bot's group; False when the group is gone (or not ours)."""
+        try:
             os.killpg(self.pgid, signum)
+        except (ProcessLookupError, PermissionError):
+            return False
+        return True
 
     async def close(self) -> int | None:
-        """End the bot and its group, reap it, and return its exit code. Never raises."""
+        """End the bot and its group, reap it, and return its exit code. Never raises.
+
+        Whatever is left of the group after the bot's chance to exit — the bot itself, or
+        children it left behind — gets SIGTERM, up to ``TERM_GRACE`` to go, then SIGKILL.
+        """
         code: int | None = None
         with trio.CancelScope(shield=True):
             with suppress(trio.BrokenResourceError, trio.ClosedResourceError, OSError):
                 await self.stdin.aclose()
             with trio.move_on_after(EXIT_GRACE):
                 await self.process.wait()
-            if self.process.returncode is None:
-                self._signal_group(signal.SIGTERM)
+            if self._signal_group(signal.SIGTERM):
                 with trio.move_on_after(TERM_GRACE):
-                    await self.process.wait()
-            # Always: children the bot left behind die with the group, even after it exited.
+                    while self._signal_group(0):  # signal 0: is anyone left in the group?
+                        if self.process.returncode is None:
+                            with trio.move_on_after(0.02):
+                                await self.process.wait()
+                        else:
+                            await trio.sleep(0.02)
             self._signal_group(signal.SIGKILL)
             await self.process.wait()
             for stream in (self.process.stdout, self.process.stderr):

@@ -20,11 +20,10 @@ from referee.messages import Limits
 from referee.rules.actions import Action
 from referee.rules.contract import HandResult
 from referee.rules.tiles import Partnership, Seat, Tile
+from referee.settings import Penalty
 
 LOG_VERSION: Final = 1
 
-#: What a fault cost: the match, or a forced random action and a strike.
-Penalty = Literal["forfeit", "random"]
 EndReason = Literal["marks", "forfeit", "void", "max_hands", "interrupted", "error"]
 
 

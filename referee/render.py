@@ -26,13 +26,10 @@ from referee.records import (
     TrickRecord,
 )
 from referee.rules import Acted, DeclareTrump, HandEnded, HandStarted, Match, Play, TrickTaken
+from referee.rules.actions import counted
 from referee.rules.contract import HandResult, side_name
 from referee.rules.tiles import PARTNERSHIP_OF, SEATS, Partnership, Seat, Tile
 from referee.rules.views import Review, View
-
-
-def _points(points: int) -> str:
-    return f"{points} point{'s' if points != 1 else ''}"
 
 
 def tiles_text(tiles: list[Tile]) -> str:
@@ -46,9 +43,8 @@ def marks_text(marks: Mapping[Partnership, int]) -> str:
 def result_text(result: HandResult) -> str:
     if result.winner is None:
         return f"passed: {result.reason}"
-    plural = "s" if result.marks != 1 else ""
     winner = side_name(result.winner)
-    return f"{result.outcome}: {result.reason}; {winner} +{result.marks} mark{plural}"
+    return f"{result.outcome}: {result.reason}; {winner} +{counted(result.marks, 'mark')}"
 
 
 def _header_lines(header: Header, names: dict[Seat, str]) -> Iterator[str]:
@@ -107,7 +103,7 @@ def match_lines(log: LogFile) -> Iterator[str]:
         elif isinstance(record, TrickRecord):
             yield (
                 f"  trick {record.trick}: {', '.join(trick)} → {record.winner} wins"
-                f" {_points(record.points)} for {side_name(record.side)}"
+                f" {counted(record.points, 'point')} for {side_name(record.side)}"
             )
             trick = []
         elif isinstance(record, HandEndRecord):
@@ -213,7 +209,7 @@ def _event_lines(events: list[Acted | TrickTaken | HandStarted]) -> Iterator[str
         elif isinstance(event, TrickTaken):
             yield (
                 f"  trick {event.trick} to {event.winner} ({side_name(event.side)}),"
-                f" {_points(event.points)}"
+                f" {counted(event.points, 'point')}"
             )
         else:
             yield ""

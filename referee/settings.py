@@ -9,6 +9,17 @@ import msgspec
 from referee.messages import Limits
 
 FaultPolicy = Literal["forfeit", "random"]
+#: What a fault cost: the match, or a forced random action and a strike.
+Penalty = Literal["forfeit", "random"]
+
+
+def penalty(on_fault: FaultPolicy, strikes: int, max_strikes: int) -> tuple[Penalty, int]:
+    """What a fault costs under the policy, and the seat's strikes after it: under ``random``
+    each fault is a strike, and the one past ``max_strikes`` forfeits."""
+    if on_fault == "forfeit":
+        return "forfeit", strikes
+    strikes += 1
+    return ("forfeit" if strikes > max_strikes else "random"), strikes
 
 
 class MatchSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):

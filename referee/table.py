@@ -37,10 +37,10 @@ from referee.messages import (
     PROTOCOL_VERSION,
     Act,
     ActionAnswer,
-    Event,
     HandEnd,
     Hello,
     MatchEnd,
+    PublicEvent,
     Ready,
     Rejected,
     encode_line,
@@ -62,7 +62,6 @@ from referee.records import (
     IgnoredRecord,
     MatchEndRecord,
     MoveRecord,
-    Penalty,
     RejectedRecord,
     Timing,
     TrickRecord,
@@ -72,7 +71,7 @@ from referee.rules import Action, HandEnded, HandStarted, Match, MatchEnded, Tri
 from referee.rules.contract import side_name
 from referee.rules.deal import Stream
 from referee.rules.tiles import OPPONENTS_OF, PARTNERSHIP_OF, SEATS, Partnership, Seat
-from referee.settings import MatchSettings
+from referee.settings import MatchSettings, Penalty, penalty
 
 #: Answers with a stale or wrong id ignored for one decision before the flood is a fault
 #: (each is logged, so this also bounds the log).
@@ -148,7 +147,7 @@ class Table:
         self.strikes: dict[Seat, int] = dict.fromkeys(SEATS, 0)
         self.bank: dict[Seat, float] = dict.fromkeys(SEATS, settings.time_bank)
         self.dead: dict[Seat, BotFault] = dict(start_failures or {})
-        self.pending: dict[Seat, list[Event]] = {seat: [] for seat in SEATS}
+        self.pending: dict[Seat, list[PublicEvent]] = {seat: [] for seat in SEATS}
         # hand_end lines wait here and go out in the same write as the seat's next message:
         # one write and one wake-up of the bot fewer per seat and hand.
         self.outbox: dict[Seat, bytearray] = {seat: bytearray() for seat in SEATS}
@@ -276,7 +275,7 @@ class Table:
         if type(event) is MatchEnded:
             self.record.winner = event.winner
             return
-        assert isinstance(event, Event)
+        assert isinstance(event, PublicEvent)
         if type(event) is TrickTaken:
             self.log.write(
                 TrickRecord(
@@ -304,7 +303,7 @@ class Table:
         self.log.write(DealRecord(hand=hand.hand_number, dealer=hand.dealer, hands=deal))
         self.record.hands.append(GameHand(hand=hand.hand_number, dealer=hand.dealer, deal=deal))
 
-    def _take_events(self, seat: Seat) -> list[Event]:
+    def _take_events(self, seat: Seat) -> list[PublicEvent]:
         events, self.pending[seat] = self.pending[seat], []
         return events
 
@@ -347,10 +346,11 @@ class Table:
         return legal[self._fault_stream.uniform(len(legal))], True, None, timing
 
     def _penalty(self, seat: Seat) -> Penalty:
-        if self.settings.on_fault == "forfeit":
-            return "forfeit"
-        self.strikes[seat] += 1
-        return "forfeit" if self.strikes[seat] > self.settings.max_strikes else "random"
+        settings = self.settings
+        cost, self.strikes[seat] = penalty(
+            settings.on_fault, self.strikes[seat], settings.max_strikes
+        )
+        return cost
 
     async def _ask(
         self, seat: Seat, match: Match, legal: list[Action], deadline: float
@@ -541,20 +541,23 @@ class Table:
         return self.outcome
 
     async def _announce(self, outcome: MatchOutcome) -> None:
-        """Tell every bot still listening that the match is over."""
-        for seat in SEATS:
-            if seat in self.dead:
-                continue
-            message = MatchEnd(
-                events=self._take_events(seat),
-                winner=outcome.winner,
-                marks=outcome.marks,
-                reason=outcome.end,
-                detail=outcome.detail,
-            )
-            deadline = trio.current_time() + DELIVERY_TIMEOUT
+        """Tell every bot still listening that the match is over, all at once."""
+        deadline = trio.current_time() + DELIVERY_TIMEOUT
+
+        async def tell(seat: Seat, line: bytes) -> None:
             # The match is decided: a bot that cannot hear it changes nothing.
             with contextlib.suppress(BotFault):
-                await self.connections[seat].send(
-                    self._take_outbox(seat) + encode_line(message), deadline
+                await self.connections[seat].send(line, deadline)
+
+        async with trio.open_nursery() as nursery:
+            for seat in SEATS:
+                if seat in self.dead:
+                    continue
+                message = MatchEnd(
+                    events=self._take_events(seat),
+                    winner=outcome.winner,
+                    marks=outcome.marks,
+                    reason=outcome.end,
+                    detail=outcome.detail,
                 )
+                nursery.start_soon(tell, seat, self._take_outbox(seat) + encode_line(message))

@@ -42,6 +42,7 @@ from referee.records import (
 from referee.rules import Action, HandEnded, HandStarted, Match, TrickTaken
 from referee.rules.deal import Stream
 from referee.rules.tiles import OPPONENTS_OF, PARTNERSHIP_OF, SEATS, Partnership, Seat
+from referee.settings import penalty
 
 _REJECTION_REASONS = frozenset({"invalid_utf8", "invalid_json", "bad_message", "illegal_action"})
 
@@ -307,15 +308,13 @@ class _Replay:
         self.check_rejection_count(record, self.rejections)
         if self.act is not None and self.act.seat == record.seat:
             self.expect("id of the faulted act", self.act.id, record.id)
-        if self.limits.on_fault == "forfeit":
-            penalty = "forfeit"
-        else:
-            self.strikes[record.seat] += 1
-            over = self.strikes[record.seat] > self.limits.max_strikes
-            penalty = "forfeit" if over else "random"
-        self.expect("penalty", penalty, record.penalty)
+        limits = self.limits
+        cost, self.strikes[record.seat] = penalty(
+            limits.on_fault, self.strikes[record.seat], limits.max_strikes
+        )
+        self.expect("penalty", cost, record.penalty)
         self.expect("strikes", self.strikes[record.seat], record.strikes)
-        if penalty == "forfeit":
+        if cost == "forfeit":
             self.forfeit_by = record
         else:
             self.forced_by = record

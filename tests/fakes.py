@@ -29,10 +29,10 @@ from referee.connection import BotConnection
 from referee.log import LogWriter
 from referee.messages import (
     Act,
-    Event,
     HandEnd,
     Hello,
     MatchEnd,
+    PublicEvent,
     RefereeMessage,
     Rejected,
 )
@@ -220,7 +220,7 @@ class FakeBot:
         #: Every message from the referee, in order.
         self.messages: list[RefereeMessage] = []
         #: Every public event received, in order (from act, hand_end and match_end).
-        self.events: list[Event] = []
+        self.events: list[PublicEvent] = []
         #: Each ``act`` with the number of events received up to and including it.
         self.acts: list[tuple[Act, int]] = []
         #: Each ``hand_end`` with the number of events received up to and including it.
@@ -415,7 +415,7 @@ class Replay:
     """The log's moves replayed through the rules engine."""
 
     #: Every public event the engine produced, in order (what every seat must be told).
-    events: list[Event]
+    events: list[PublicEvent]
     decisions: dict[int, Decision]
     #: Per hand number: public events before its end.
     events_before_hand_end: dict[int, int]
@@ -431,7 +431,7 @@ def replay(records: Sequence[LogRecord]) -> Replay:
     header = records[0]
     assert isinstance(header, Header)
     match = Match(header.seed)
-    events: list[Event] = []
+    events: list[PublicEvent] = []
     decisions: dict[int, Decision] = {}
     before_end: dict[int, int] = {}
     # A new deal is public once the log shows it dealt; the first hand is announced too.

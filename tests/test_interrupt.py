@@ -1,4 +1,5 @@
-"""Ctrl-C during a match: the referee stops promptly, ends the log, and leaves no bot behind."""
+"""Ctrl-C, SIGTERM or SIGHUP during a match: the referee stops promptly, ends the log, and
+leaves no bot behind."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+import pytest
 
 from referee.log import read_log
 from referee.records import MatchEndRecord
@@ -28,7 +31,8 @@ def _alive(pid: int) -> bool:
     return Path(f"/proc/{pid}").exists()
 
 
-def test_ctrl_c_ends_log_and_kills_bots(tmp_path: Path) -> None:
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
+def test_interrupt_ends_log_and_kills_bots(tmp_path: Path, signum: signal.Signals) -> None:
     bot = tmp_path / "stuck_bot.py"
     bot.write_text(STUCK_BOT)
     pids = tmp_path / "pids"
@@ -59,10 +63,12 @@ def test_ctrl_c_ends_log_and_kills_bots(tmp_path: Path) -> None:
         time.sleep(0.05)
     bot_pids = [int(p.name) for p in pids.iterdir()]
     interrupted = time.monotonic()
-    referee.send_signal(signal.SIGINT)
-    referee.communicate(timeout=10)
+    referee.send_signal(signum)
+    _, stderr = referee.communicate(timeout=10)
     assert time.monotonic() - interrupted < 5
-    assert referee.returncode != 0
+    assert referee.returncode == 128 + signum
+    assert stderr.decode().startswith("referee: interrupted")  # one line, no traceback
+    assert len(stderr.splitlines()) == 1
     parsed = read_log(log)
     assert parsed.broken_at is None and parsed.truncated is None
     records = parsed.records

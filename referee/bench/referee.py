@@ -21,7 +21,7 @@ from typing import Final
 import trio
 
 from referee.connection import BotConnection
-from referee.messages import Act, Event, encode_line
+from referee.messages import Act, PublicEvent, encode_line
 from referee.process import BotProcess, StderrSink
 from referee.rules import SEATS, Match, Seat
 from referee.runner import run_match
@@ -55,7 +55,7 @@ def sample_act_lines(seed: int, count: int) -> list[bytes]:
     rng = random.Random(seed)
     lines: list[bytes] = []
     match = Match(seed)
-    pending: dict[Seat, list[Event]] = {seat: [] for seat in SEATS}
+    pending: dict[Seat, list[PublicEvent]] = {seat: [] for seat in SEATS}
     while len(lines) < count:
         if match.is_over:
             match = Match(seed + len(lines))
@@ -72,7 +72,7 @@ def sample_act_lines(seed: int, count: int) -> list[bytes]:
         )
         lines.append(encode_line(act))
         for event in match.apply(seat, rng.choice(legal)):
-            if isinstance(event, Event):
+            if isinstance(event, PublicEvent):
                 for queue in pending.values():
                     queue.append(event)
     return lines

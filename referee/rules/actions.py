@@ -25,6 +25,11 @@ MAX_POINT_BID: Final = 41
 FIRST_ALL_TRICKS_BIDS: Final = (1, 2)
 
 
+def counted(number: int, noun: str) -> str:
+    """``counted(2, "mark")`` -> ``"2 marks"``."""
+    return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
 def trump_name(trump: Trump) -> str:
     """``6`` -> ``"sixes"``, ``"no_trump"`` -> ``"no trump"``."""
     if trump == NO_TRUMP:
@@ -68,7 +73,7 @@ class AllTricksBid(_Action, frozen=True, tag="all_tricks"):
     marks: Annotated[int, msgspec.Meta(ge=1)]
 
     def __str__(self) -> str:
-        return f"all tricks for {self.marks} mark{'s' if self.marks != 1 else ''}"
+        return f"all tricks for {counted(self.marks, 'mark')}"
 
 
 class DeclareTrump(_Action, frozen=True, tag="trump"):
@@ -78,7 +83,7 @@ class DeclareTrump(_Action, frozen=True, tag="trump"):
     piles: Annotated[int, msgspec.Meta(ge=1, le=2)] | None = None
 
     def __str__(self) -> str:
-        shown = f", {self.piles} pile{'s' if self.piles != 1 else ''} face up" if self.piles else ""
+        shown = f", {counted(self.piles, 'pile')} face up" if self.piles else ""
         return f"trump {trump_name(self.trump)}{shown}"
 
 

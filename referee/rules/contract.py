@@ -6,7 +6,7 @@ from typing import Literal
 
 import msgspec
 
-from referee.rules.actions import AllTricksBid, Bid, Trump, trump_name
+from referee.rules.actions import AllTricksBid, Bid, Trump, counted, trump_name
 from referee.rules.tiles import (
     OPPONENTS_OF,
     PARTNERSHIP_OF,
@@ -50,7 +50,7 @@ class Contract(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
     def __str__(self) -> str:
         return f"{self.declarer} {self.bid}, trump {trump_name(self.trump)}" + (
-            f", {self.piles} pile{'s' if self.piles != 1 else ''} face up" if self.piles else ""
+            f", {counted(self.piles, 'pile')} face up" if self.piles else ""
         )
 
 
