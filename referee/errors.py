@@ -170,7 +170,8 @@ class TooManyRejections(BotFault):
 
 
 def reason_code(error: type[BaseException] | BaseException) -> str:
-    """``MustFollowSuit`` -> ``"must_follow_suit"``, ``BotTimeout`` -> ``"bot_timeout"``."""
+    """``MustFollowSuit`` -> ``"must_follow_suit"``; a class's own ``code`` wins
+    (``BotTimeout`` -> ``"timeout"``)."""
     cls = error if isinstance(error, type) else type(error)
     code = cls.__dict__.get("code")
     if isinstance(code, str):
