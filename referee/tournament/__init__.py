@@ -1,0 +1,1 @@
+"""Tournaments: many matches in duplicate, in parallel or on a Dask cluster, with standings."""

@@ -1,0 +1,252 @@
+"""``referee tournament``: settings from options or a TOML file, the live display, the end."""
+
+from __future__ import annotations
+
+import secrets
+import sys
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import msgspec
+from rich.console import Console, Group
+from rich.live import Live
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table
+
+from referee.tournament.plan import (
+    Entrant,
+    Format,
+    Limits,
+    TournamentSettings,
+    check_entrants,
+    plan,
+)
+from referee.tournament.results import MatchResult, ResultsFile, read_results
+from referee.tournament.run import dask_executor, default_jobs, local_executor, run_jobs
+from referee.tournament.standings import Sprt, Standings, pair_scores, standings
+
+
+class TournamentError(ValueError):
+    """Settings that cannot make a tournament; the message says what to fix."""
+
+
+@dataclass
+class Options:
+    """The command's options, each None when not given (the TOML file or a default fills it)."""
+
+    config: Path | None = None
+    bots: list[str] | None = None
+    seeds: int | None = None
+    seed: int | None = None
+    format: str | None = None
+    jobs: int | None = None
+    results: Path | None = None
+    logs: Path | None = None
+    resume: bool = False
+    dask: str | None = None
+    sprt: str | None = None
+    alpha: float | None = None
+    beta: float | None = None
+    json_output: bool = False
+    limits: dict[str, Any] | None = None
+
+
+def _config(path: Path | None) -> dict[str, Any]:
+    if path is None:
+        return {}
+    try:
+        with path.open("rb") as stream:
+            return tomllib.load(stream)
+    except OSError as exc:
+        raise TournamentError(f"cannot read {path}: {exc.strerror or exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise TournamentError(f"{path} is not valid TOML: {exc}") from None
+
+
+def _entrants(bots: list[str] | None, config: dict[str, Any]) -> list[Entrant]:
+    if bots:
+        entrants = []
+        for bot in bots:
+            name, sep, command = bot.partition("=")
+            if not sep or not command.strip():
+                raise TournamentError(f"--bot {bot!r}: write NAME=COMMAND")
+            entrants.append(Entrant(name=name.strip(), command=command.strip()))
+        return entrants
+    try:
+        return [Entrant(name=b["name"], command=b["command"]) for b in config.get("bot", [])]
+    except (KeyError, TypeError):
+        raise TournamentError("each [[bot]] in the file needs a name and a command") from None
+
+
+def settings_of(options: Options) -> tuple[TournamentSettings, dict[str, Any]]:
+    """The tournament's settings, and the rest of the configuration (paths, jobs, SPRT)."""
+    config = _config(options.config)
+    entrants = _entrants(options.bots, config)
+    fmt = options.format or config.get("format", "round-robin")
+    if fmt not in ("round-robin", "gauntlet"):
+        raise TournamentError(f"format {fmt!r}: use round-robin or gauntlet")
+    try:
+        check_entrants(entrants)
+    except ValueError as exc:
+        raise TournamentError(str(exc)) from None
+    seeds = options.seeds or config.get("seeds")
+    if not isinstance(seeds, int) or seeds < 1:
+        raise TournamentError("give the number of deal seeds: --seeds N (N >= 1)")
+    results = options.results or Path(config.get("results", "tournament/results.jsonl"))
+    seed = options.seed if options.seed is not None else config.get("seed")
+    if seed is None and options.resume and results.exists():
+        seed = read_results(results)[0].settings.seed  # resume the tournament in the file
+    if seed is None:
+        seed = secrets.randbits(64)
+    limits_config = dict(config.get("match", {}))
+    limits_config.update(options.limits or {})
+    try:
+        limits = msgspec.convert(limits_config, Limits)
+    except msgspec.ValidationError as exc:
+        raise TournamentError(f"match options: {exc}") from None
+    fmt_typed: Format = fmt  # type: ignore[assignment]
+    settings = TournamentSettings(
+        entrants=entrants, seeds=seeds, seed=seed, format=fmt_typed, limits=limits
+    )
+    rest = {
+        "results": results,
+        "logs": options.logs or Path(config.get("logs", results.parent / "logs")),
+        "jobs": options.jobs or config.get("jobs") or default_jobs(),
+        "dask": options.dask or config.get("dask"),
+        "sprt": options.sprt or config.get("sprt"),
+        "alpha": options.alpha or config.get("alpha", 0.05),
+        "beta": options.beta or config.get("beta", 0.05),
+    }
+    return settings, rest
+
+
+def _sprt(text: str | None, alpha: float, beta: float, entrants: int) -> Sprt | None:
+    if text is None:
+        return None
+    if entrants != 2:
+        raise TournamentError("--sprt compares exactly two entrants")
+    try:
+        elo0, elo1 = (float(part) for part in str(text).split(","))
+    except ValueError:
+        raise TournamentError(f"--sprt {text!r}: write ELO0,ELO1, e.g. 0,10") from None
+    if not elo0 < elo1 or not 0 < alpha < 1 or not 0 < beta < 1:
+        raise TournamentError("--sprt needs ELO0 < ELO1 and 0 < alpha, beta < 1")
+    return Sprt(elo0, elo1, alpha, beta)
+
+
+def run(options: Options) -> int:
+    """Run the tournament; return the exit status."""
+    err = Console(stderr=True, soft_wrap=True)
+    settings, rest = settings_of(options)
+    sprt = _sprt(rest["sprt"], rest["alpha"], rest["beta"], len(settings.entrants))
+    try:
+        results_file = ResultsFile.open(rest["results"], settings, options.resume)
+    except ValueError as exc:
+        raise TournamentError(str(exc)) from None
+    names = [entrant.name for entrant in settings.entrants]
+    jobs = plan(settings, rest["logs"])
+    missing = [job for job in jobs if job.match_id not in results_file.done]
+    Path(rest["logs"]).mkdir(parents=True, exist_ok=True)
+    results = list(results_file.done.values())
+    verdict: dict[str, Any] = {}
+
+    progress = Progress(
+        TextColumn("[bold]matches"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=err,
+    )
+    task = progress.add_task("matches", total=len(jobs), completed=len(results))
+
+    def view() -> Group:
+        return Group(progress, _standings_table(standings(names, results), live=True))
+
+    def on_result(result: MatchResult) -> bool:
+        results_file.append(result)
+        results.append(result)
+        progress.advance(task)
+        live.update(view())
+        if sprt is None:
+            return True
+        llr = sprt.llr(pair_scores(results, names[0]))
+        verdict.update(llr=llr, verdict=sprt.verdict(llr))
+        return bool(verdict["verdict"] == "continue")
+
+    executor = (
+        dask_executor(rest["dask"], rest["jobs"]) if rest["dask"] else local_executor(rest["jobs"])
+    )
+    interrupted = False
+    with Live(view(), console=err, refresh_per_second=4, transient=True) as live:
+        try:
+            with executor as pool:
+                run_jobs(pool, missing, window=2 * rest["jobs"], on_result=on_result)
+        except KeyboardInterrupt:
+            interrupted = True
+    results_file.close()
+    table = standings(names, results)
+    if options.json_output:
+        document = {
+            "results": str(rest["results"]),
+            "matches": len(results),
+            "planned": len(jobs),
+            **msgspec.to_builtins(table),
+        }
+        if sprt is not None:
+            document["sprt"] = {"elo0": sprt.elo0, "elo1": sprt.elo1, **verdict}
+        sys.stdout.write(msgspec.json.encode(document).decode() + "\n")
+    else:
+        out = Console(soft_wrap=True)
+        out.print(_standings_table(table, live=False))
+        out.print(_head_to_head(table, names))
+        if sprt is not None and verdict:
+            out.print(
+                f"SPRT [{sprt.elo0:g}, {sprt.elo1:g}] alpha={sprt.alpha:g} beta={sprt.beta:g}:"
+                f" LLR {verdict['llr']:.2f} (bounds {sprt.lower:.2f}, {sprt.upper:.2f})"
+                f" → {verdict['verdict']}"
+            )
+        out.print(f"results: {escape(str(rest['results']))}; logs: {escape(str(rest['logs']))}")
+    if interrupted:
+        err.print(
+            f"interrupted: {len(results)} of {len(jobs)} matches recorded; run the same command"
+            " with --resume to play the rest"
+        )
+        return 130
+    return 0
+
+
+def _standings_table(table: Standings, live: bool) -> Table:
+    grid = Table(title=None if live else "Standings", header_style="bold")
+    for column in ("entrant", "matches", "wins", "win rate (95% CI)", "marks ±", "rating"):
+        grid.add_column(column, justify="left" if column == "entrant" else "right")
+    for row in table.standings:
+        grid.add_row(
+            escape(row.name),
+            str(row.matches),
+            str(row.wins),
+            f"{row.win_rate:.1%} ({row.win_rate_low:.1%} to {row.win_rate_high:.1%})",
+            f"{row.mark_difference:+d}",
+            f"{row.rating:.1f} ± {row.rating_sigma:.1f}",
+        )
+    return grid
+
+
+def _head_to_head(table: Standings, names: list[str]) -> Table:
+    grid = Table(title="Head to head (row's score against column)", header_style="bold")
+    grid.add_column("")
+    for name in names:
+        grid.add_column(escape(name), justify="right")
+    for row in names:
+        cells = []
+        for column in names:
+            if row == column:
+                cells.append("—")
+                continue
+            played = table.head_to_head_matches[row][column]
+            score = table.head_to_head[row][column]
+            cells.append(f"{score:g}/{played}" if played else "")
+        grid.add_row(escape(row), *cells)
+    return grid

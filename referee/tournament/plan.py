@@ -1,0 +1,129 @@
+"""What a tournament plays: entrants, pairings, deal seeds in duplicate, and match ids.
+
+Everything here follows from the settings alone, so a tournament can be planned again after
+an interruption and ``--resume`` knows exactly which matches are missing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from itertools import combinations
+from pathlib import Path
+from typing import Final, Literal
+
+import msgspec
+
+from referee.rules.deal import Stream, check_seed
+from referee.rules.tiles import Seat
+from referee.settings import MatchSettings
+
+Format = Literal["round-robin", "gauntlet"]
+_NAME: Final = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,39}$")
+
+
+class Entrant(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """A bot in the tournament: its program plays both seats of its partnership."""
+
+    name: str
+    command: str
+
+
+class Limits(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
+    """The match options every match of the tournament is played under."""
+
+    move_timeout: float = 1.0
+    startup_timeout: float = 10.0
+    time_bank: float = 0.0
+    max_rejections: int = 3
+    on_fault: Literal["forfeit", "random"] = "forfeit"
+    max_strikes: int = 3
+    max_hands: int = 200
+    max_line_bytes: int = 1 << 20
+
+
+class TournamentSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
+    """Everything that decides which matches are played and how: the results file's header."""
+
+    entrants: list[Entrant]
+    seeds: int
+    seed: int
+    format: Format = "round-robin"
+    limits: Limits = Limits()
+
+    def fingerprint(self) -> str:
+        """Stands for these settings: a results file only resumes the tournament it belongs to."""
+        return hashlib.sha256(msgspec.json.encode(self, order="sorted")).hexdigest()[:16]
+
+
+class MatchJob(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """One match to play: ``first`` holds A+C and ``second`` B+D, on deal seed ``seed``."""
+
+    match_id: str
+    first: Entrant
+    second: Entrant
+    seed: int
+    leg: int  # 1: the pairing's first entrant holds A+C; 2: the same deals, sides swapped
+    log: str
+    settings: MatchSettings
+
+    @property
+    def commands(self) -> dict[Seat, str]:
+        a, b = self.first.command, self.second.command
+        return {"A": a, "B": b, "C": a, "D": b}
+
+
+def check_entrants(entrants: list[Entrant]) -> None:
+    """Raise ``ValueError`` with what to fix when the entrants cannot make a tournament."""
+    if len(entrants) < 2:
+        raise ValueError("a tournament needs at least two entrants (--bot NAME=COMMAND)")
+    names = [entrant.name for entrant in entrants]
+    for name in names:
+        if not _NAME.match(name):
+            raise ValueError(
+                f"entrant name {name!r}: use 1-40 letters, digits, '_', '.', '+' or '-'"
+            )
+    if len(set(names)) != len(names):
+        raise ValueError("entrant names must be different")
+
+
+def deal_seeds(tournament_seed: int, count: int) -> list[int]:
+    """The tournament's deal seeds: 64-bit, derived from its seed with the deal stream."""
+    check_seed(tournament_seed)
+    seeds = []
+    for index in range(count):
+        stream = Stream(f"{tournament_seed}/tournament/{index}")
+        seeds.append((stream.uniform(2**32) << 32) | stream.uniform(2**32))
+    return seeds
+
+
+def pairings(entrants: list[Entrant], format: Format) -> list[tuple[Entrant, Entrant]]:
+    """Round robin: every pair of entrants. Gauntlet: the first entrant against each other."""
+    if format == "gauntlet":
+        return [(entrants[0], other) for other in entrants[1:]]
+    return list(combinations(entrants, 2))
+
+
+def plan(settings: TournamentSettings, logs: Path) -> list[MatchJob]:
+    """Every match, in the order they are started: seed by seed, pairing by pairing, both
+    legs of a duplicate pair one after the other (so a stopped tournament has whole pairs)."""
+    limits = settings.limits
+    jobs = []
+    for seed in deal_seeds(settings.seed, settings.seeds):
+        for a, b in pairings(settings.entrants, settings.format):
+            for leg, (first, second) in ((1, (a, b)), (2, (b, a))):
+                match_id = f"{a.name}~{b.name}~{seed:016x}~{leg}"
+                match_settings = MatchSettings(
+                    seed=seed,
+                    move_timeout=limits.move_timeout,
+                    startup_timeout=limits.startup_timeout,
+                    time_bank=limits.time_bank,
+                    max_rejections=limits.max_rejections,
+                    on_fault=limits.on_fault,
+                    max_strikes=limits.max_strikes,
+                    max_hands=limits.max_hands,
+                    max_line_bytes=limits.max_line_bytes,
+                )
+                log = str(logs / f"{match_id}.jsonl")
+                jobs.append(MatchJob(match_id, first, second, seed, leg, log, match_settings))
+    return jobs

@@ -1,0 +1,157 @@
+"""The results file: a header naming the tournament, then one line per finished match.
+
+Each line is appended and flushed the moment its match ends, so after Ctrl-C or ``kill -9``
+the file holds every finished match and at most a cut-off last line, which ``--resume``
+drops before running exactly the matches that are missing.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import IO
+
+import msgspec
+
+from referee.records import Forfeit
+from referee.rules.tiles import Partnership, Seat
+from referee.tournament.plan import MatchJob, TournamentSettings
+
+
+class ResultsHeader(msgspec.Struct, frozen=True, tag_field="type", tag="tournament"):
+    """First line: the settings, and their fingerprint that ``--resume`` checks."""
+
+    fingerprint: str
+    settings: TournamentSettings
+
+
+class MatchResult(msgspec.Struct, frozen=True, tag_field="type", tag="match"):
+    """One finished match: who sat where, and what came of it."""
+
+    match_id: str
+    #: The entrant holding A+C, and the one holding B+D.
+    first: str
+    second: str
+    seed: int
+    leg: int
+    #: The winning partnership ("AC" or "BD") and entrant; null for an unfinished match.
+    winner_side: Partnership | None
+    winner: str | None
+    marks: dict[Partnership, int]
+    hands: int
+    end: str
+    forfeit: Forfeit | None
+    faults: dict[Seat, dict[str, int]]
+    game_digest: str
+    log_digest: str
+    log: str
+
+    def score_of(self, name: str) -> float:
+        """1 for a win, 0 for a loss, 0.5 for a match nobody won."""
+        if self.winner is None:
+            return 0.5
+        return 1.0 if self.winner == name else 0.0
+
+    def mark_difference_of(self, name: str) -> int:
+        own, other = ("AC", "BD") if name == self.first else ("BD", "AC")
+        return self.marks[own] - self.marks[other]  # type: ignore[index]
+
+
+_DECODER = msgspec.json.Decoder(ResultsHeader | MatchResult)
+
+
+class ResultsError(ValueError):
+    """The results file cannot be used as asked (exists without --resume, or another tournament)."""
+
+
+class ResultsFile:
+    """Appends results, one flushed line each."""
+
+    def __init__(self, path: Path, stream: IO[bytes], done: dict[str, MatchResult]) -> None:
+        self.path = path
+        self._stream = stream
+        #: Results already in the file (from an earlier run, when resuming), by match id.
+        self.done = done
+
+    @classmethod
+    def open(cls, path: Path, settings: TournamentSettings, resume: bool) -> ResultsFile:
+        done: dict[str, MatchResult] = {}
+        fingerprint = settings.fingerprint()
+        exists = path.exists() and path.stat().st_size > 0
+        if exists and not resume:
+            raise ResultsError(f"{path} exists: add --resume to complete it, or choose another")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if exists:
+            done = _read(path, fingerprint)
+        stream = path.open("ab")
+        if not exists:
+            header = ResultsHeader(fingerprint=fingerprint, settings=settings)
+            stream.write(msgspec.json.encode(header) + b"\n")
+            stream.flush()
+        return cls(path, stream, done)
+
+    def append(self, result: MatchResult) -> None:
+        self._stream.write(msgspec.json.encode(result) + b"\n")
+        self._stream.flush()
+        self.done[result.match_id] = result
+
+    def close(self) -> None:
+        self._stream.close()
+
+
+def read_results(path: Path) -> tuple[ResultsHeader, list[MatchResult]]:
+    """A results file's header and results (a cut-off last line is left out)."""
+    lines = path.read_bytes().split(b"\n")[:-1]  # the last piece is "" or a cut-off line
+    if not lines:
+        raise ResultsError(f"{path} is empty: not a results file")
+    try:
+        header = _DECODER.decode(lines[0])
+        results = [_DECODER.decode(line) for line in lines[1:]]
+    except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+        raise ResultsError(f"{path} is not a results file: {exc}") from None
+    if not isinstance(header, ResultsHeader) or not all(
+        isinstance(result, MatchResult) for result in results
+    ):
+        raise ResultsError(f"{path} is not a results file: a header, then match lines")
+    return header, results  # type: ignore[return-value]
+
+
+def _read(path: Path, fingerprint: str) -> dict[str, MatchResult]:
+    header, results = read_results(path)
+    if header.fingerprint != fingerprint:
+        raise ResultsError(
+            f"{path} belongs to another tournament (other entrants, seeds or limits):"
+            " resume with the same settings, or choose another --results"
+        )
+    data = path.read_bytes()
+    if not data.endswith(b"\n"):  # a line cut off by kill -9: drop it before appending
+        with path.open("r+b") as stream:
+            stream.truncate(data.rfind(b"\n") + 1)
+            os.fsync(stream.fileno())
+    return {result.match_id: result for result in results}
+
+
+def result_of(job: MatchJob, outcome: object) -> MatchResult:
+    """The results line for a finished match."""
+    from referee.table import MatchOutcome
+
+    assert isinstance(outcome, MatchOutcome)
+    side = outcome.winner
+    winner = None if side is None else (job.first.name if side == "AC" else job.second.name)
+    return MatchResult(
+        match_id=job.match_id,
+        first=job.first.name,
+        second=job.second.name,
+        seed=job.seed,
+        leg=job.leg,
+        winner_side=side,
+        winner=winner,
+        marks=outcome.marks,
+        hands=outcome.hands,
+        end=outcome.end,
+        forfeit=outcome.forfeit,
+        faults=outcome.faults,
+        game_digest=outcome.game_digest,
+        log_digest=outcome.log_digest,
+        log=job.log,
+    )

@@ -1,0 +1,199 @@
+"""Standings from results: wins, win rate with a 95% interval, marks, ratings, head to head,
+and the sequential probability ratio test (SPRT) on duplicate pairs.
+
+Ratings come from openskill (Plackett-Luce), never from maths of our own. The interval is
+Wilson's score interval; the SPRT is the generalized SPRT used by chess engine testers
+(fishtest, fastchess) on the pairs' mean score, with the normal approximation.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from dataclasses import dataclass
+from statistics import NormalDist
+from typing import Literal
+
+import msgspec
+from openskill.models import PlackettLuce
+
+from referee.tournament.results import MatchResult
+
+
+class Standing(msgspec.Struct, frozen=True):
+    """One entrant's line of the standings table."""
+
+    name: str
+    matches: int
+    wins: int
+    losses: int
+    unfinished: int
+    #: Score per match (a win 1, an unfinished match 0.5) and its Wilson 95% interval.
+    win_rate: float
+    win_rate_low: float
+    win_rate_high: float
+    #: Marks won minus marks conceded, over all matches.
+    mark_difference: int
+    #: openskill Plackett-Luce rating: mean, uncertainty, and the conservative mu - 3 sigma.
+    rating: float
+    rating_sigma: float
+    rating_ordinal: float
+
+
+class Standings(msgspec.Struct, frozen=True):
+    """The table, best first, and the head-to-head scores."""
+
+    standings: list[Standing]
+    #: head_to_head[a][b]: a's score against b (wins, and half of the unfinished matches).
+    head_to_head: dict[str, dict[str, float]]
+    #: Matches each pair of entrants played, same shape.
+    head_to_head_matches: dict[str, dict[str, int]]
+
+
+def wilson_interval(score: float, n: int, confidence: float = 0.95) -> tuple[float, float]:
+    """Wilson's score interval for a proportion of ``score`` out of ``n``."""
+    if n == 0:
+        return 0.0, 1.0
+    z = NormalDist().inv_cdf(0.5 + confidence / 2)
+    p = score / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def standings(names: list[str], results: list[MatchResult]) -> Standings:
+    """The standings over ``results``, taken in match-id order so they never depend on the
+    order in which parallel matches happened to finish."""
+    ordered = sorted(results, key=lambda result: result.match_id)
+    model = PlackettLuce()
+    ratings = {name: model.rating(name=name) for name in names}
+    score: dict[str, float] = defaultdict(float)
+    count: dict[str, int] = defaultdict(int)
+    wins: dict[str, int] = defaultdict(int)
+    unfinished: dict[str, int] = defaultdict(int)
+    marks: dict[str, int] = defaultdict(int)
+    h2h: dict[str, dict[str, float]] = {a: {b: 0.0 for b in names if b != a} for a in names}
+    h2h_n: dict[str, dict[str, int]] = {a: {b: 0 for b in names if b != a} for a in names}
+    for result in ordered:
+        a, b = result.first, result.second
+        for me, other in ((a, b), (b, a)):
+            points = result.score_of(me)
+            score[me] += points
+            count[me] += 1
+            wins[me] += points == 1.0
+            unfinished[me] += result.winner is None
+            marks[me] += result.mark_difference_of(me)
+            h2h[me][other] += points
+            h2h_n[me][other] += 1
+        ranks: list[float] = (
+            [1, 1] if result.winner is None else ([1, 2] if result.winner == a else [2, 1])
+        )
+        [[ratings[a]], [ratings[b]]] = model.rate([[ratings[a]], [ratings[b]]], ranks=ranks)
+    table = []
+    for name in names:
+        n = count[name]
+        low, high = wilson_interval(score[name], n)
+        rating = ratings[name]
+        table.append(
+            Standing(
+                name=name,
+                matches=n,
+                wins=wins[name],
+                losses=n - wins[name] - unfinished[name],
+                unfinished=unfinished[name],
+                win_rate=score[name] / n if n else 0.0,
+                win_rate_low=low,
+                win_rate_high=high,
+                mark_difference=marks[name],
+                rating=rating.mu,
+                rating_sigma=rating.sigma,
+                rating_ordinal=rating.ordinal(),
+            )
+        )
+    table.sort(key=lambda s: (-s.rating_ordinal, -s.win_rate, s.name))
+    return Standings(table, h2h, h2h_n)
+
+
+# -- SPRT -----------------------------------------------------------------------------------
+
+Verdict = Literal["H1", "H0", "continue"]
+
+
+@dataclass(frozen=True)
+class Sprt:
+    """A sequential test of ``elo0`` against ``elo1`` for the first entrant vs the second."""
+
+    elo0: float
+    elo1: float
+    alpha: float = 0.05
+    beta: float = 0.05
+
+    @property
+    def lower(self) -> float:
+        return math.log(self.beta / (1 - self.alpha))
+
+    @property
+    def upper(self) -> float:
+        return math.log((1 - self.beta) / self.alpha)
+
+    def llr(self, pair_scores: list[float]) -> float:
+        """The generalized log-likelihood ratio of the duplicate pairs' scores (0, 0.5, 1).
+
+        The pairs' outcomes are a trinomial; under each hypothesis its distribution is the
+        maximum-likelihood one with that hypothesis's expected score (fishtest's
+        multinomial GSPRT), and counts get a tiny pseudo-count so early runs of identical
+        results stay finite.
+        """
+        if len(pair_scores) < 2:
+            return 0.0
+        counts = [sum(score == outcome for score in pair_scores) + 1e-3 for outcome in _OUTCOMES]
+        total = sum(counts)
+        empirical = [count / total for count in counts]
+        p0 = _closest_with_mean(empirical, _expected_score(self.elo0))
+        p1 = _closest_with_mean(empirical, _expected_score(self.elo1))
+        return sum(c * math.log(b / a) for c, a, b in zip(counts, p0, p1, strict=True))
+
+    def verdict(self, llr: float) -> Verdict:
+        if llr >= self.upper:
+            return "H1"
+        if llr <= self.lower:
+            return "H0"
+        return "continue"
+
+
+_OUTCOMES = (0.0, 0.5, 1.0)
+
+
+def _closest_with_mean(empirical: list[float], mean: float) -> list[float]:
+    """The distribution over ``_OUTCOMES`` with the given mean that maximizes the likelihood
+    of ``empirical``: p_i = e_i / (1 + lam (x_i - mean)), lam found by bisection."""
+    shifts = [x - mean for x in _OUTCOMES]
+    low = -1 / max(shifts) + 1e-12
+    high = -1 / min(shifts) - 1e-12
+    for _ in range(200):
+        lam = (low + high) / 2
+        slope = sum(e * d / (1 + lam * d) for e, d in zip(empirical, shifts, strict=True))
+        if slope > 0:
+            low = lam
+        else:
+            high = lam
+    lam = (low + high) / 2
+    weights = [e / (1 + lam * d) for e, d in zip(empirical, shifts, strict=True)]
+    total = sum(weights)
+    return [w / total for w in weights]
+
+
+def _expected_score(elo: float) -> float:
+    return 1 / (1 + 10 ** (-elo / 400))
+
+
+def pair_scores(results: list[MatchResult], first: str) -> list[float]:
+    """Each complete duplicate pair's mean score for ``first``, in seed order."""
+    legs: dict[int, list[MatchResult]] = defaultdict(list)
+    for result in results:
+        legs[result.seed].append(result)
+    return [
+        sum(result.score_of(first) for result in pair) / 2
+        for _, pair in sorted(legs.items())
+        if len(pair) == 2
+    ]
