@@ -104,6 +104,25 @@ class SeatName(StrEnum):
     D = "D"
 
 
+@bench_app.command("tournament")
+def bench_tournament(
+    seeds: Annotated[
+        int, typer.Option(min=1, help="Deal seeds (two matches each) per measurement.")
+    ] = 30,
+) -> None:
+    """Matches per second between instant bots through the tournament runner, 1 and 2 jobs."""
+    from referee.bench import tournament
+
+    one = tournament.run(seeds, jobs=1)
+    typer.echo(f"jobs=1: {one.matches} matches in {one.seconds:.2f} s")
+    two = tournament.run(seeds, jobs=2)
+    typer.echo(f"jobs=2: {two.matches} matches in {two.seconds:.2f} s")
+    speedup = two.matches_per_second / one.matches_per_second
+    typer.echo(
+        f"tournament: {two.matches_per_second:.1f} matches/s at jobs=2 ({speedup:.2f} x jobs=1)"
+    )
+
+
 @app.command("replay")
 def replay_command(
     log: Annotated[Path, typer.Argument(help="A replay log written by 'referee match'.")],
