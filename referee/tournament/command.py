@@ -147,6 +147,11 @@ def run(options: Options) -> int:
     except ValueError as exc:
         raise TournamentError(str(exc)) from None
     names = [entrant.name for entrant in settings.entrants]
+    if not rest["dask"] and rest["jobs"] > default_jobs():
+        err.print(
+            f"warning: --jobs {rest['jobs']} on {default_jobs()} cores: bots will wait for the"
+            " CPU and may time out through no fault of their own"
+        )
     jobs = plan(settings, rest["logs"])
     missing = [job for job in jobs if job.match_id not in results_file.done]
     Path(rest["logs"]).mkdir(parents=True, exist_ok=True)
@@ -220,13 +225,15 @@ def run(options: Options) -> int:
 
 def _standings_table(table: Standings, live: bool) -> Table:
     grid = Table(title=None if live else "Standings", header_style="bold")
-    for column in ("entrant", "matches", "wins", "win rate (95% CI)", "marks ±", "rating"):
+    columns = ("entrant", "matches", "wins", "unfinished", "win rate (95% CI)", "marks ±", "rating")
+    for column in columns:
         grid.add_column(column, justify="left" if column == "entrant" else "right")
     for row in table.standings:
         grid.add_row(
             escape(row.name),
             str(row.matches),
             str(row.wins),
+            str(row.unfinished),
             f"{row.win_rate:.1%} ({row.win_rate_low:.1%} to {row.win_rate_high:.1%})",
             f"{row.mark_difference:+d}",
             f"{row.rating:.1f} ± {row.rating_sigma:.1f}",
