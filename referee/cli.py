@@ -217,18 +217,7 @@ def _rerun(replay_log: LogFile) -> None:
     from referee.settings import MatchSettings
 
     header = replay_log.header
-    limits = header.limits
-    settings = MatchSettings(
-        seed=header.seed,
-        move_timeout=limits.move_timeout_ms / 1000,
-        startup_timeout=limits.startup_timeout_ms / 1000,
-        time_bank=limits.time_bank_ms / 1000,
-        max_rejections=limits.max_rejections,
-        on_fault=limits.on_fault,
-        max_strikes=limits.max_strikes,
-        max_hands=header.max_hands,
-        max_line_bytes=limits.max_line_bytes,
-    )
+    settings = MatchSettings.from_log(header.seed, header.limits, header.max_hands)
     end = replay_log.records[-1]
     logged = end.game_digest if isinstance(end, MatchEndRecord) else None
     new_log = replay_log.path.with_name(replay_log.path.stem + ".rerun.jsonl")

@@ -22,11 +22,9 @@ def penalty(on_fault: FaultPolicy, strikes: int, max_strikes: int) -> tuple[Pena
     return ("forfeit" if strikes > max_strikes else "random"), strikes
 
 
-class MatchSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """Limits and policies for one match. Defaults suit bots that answer in milliseconds."""
+class MatchLimits(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Limits and policies for a match, the seed aside (a tournament shares them)."""
 
-    #: The match seed: first dealer and every deal (0 to 2**64-1).
-    seed: int
     #: Seconds a bot has for each decision. One second is generous for a program and keeps a
     #: stuck bot from stalling a tournament.
     move_timeout: float = 1.0
@@ -47,6 +45,31 @@ class MatchSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fi
     max_line_bytes: int = 1 << 20
     #: Bytes of each bot's stderr kept beside the log.
     stderr_limit: int = 1 << 20
+
+    def for_seed(self, seed: int) -> MatchSettings:
+        return MatchSettings(seed=seed, **msgspec.structs.asdict(self))
+
+
+class MatchSettings(MatchLimits, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Everything one match is played under."""
+
+    #: The match seed: first dealer and every deal (0 to 2**64-1).
+    seed: int
+
+    @classmethod
+    def from_log(cls, seed: int, limits: Limits, max_hands: int) -> MatchSettings:
+        """The settings a logged match was played under (its header's limits)."""
+        return cls(
+            seed=seed,
+            move_timeout=limits.move_timeout_ms / 1000,
+            startup_timeout=limits.startup_timeout_ms / 1000,
+            time_bank=limits.time_bank_ms / 1000,
+            max_rejections=limits.max_rejections,
+            on_fault=limits.on_fault,
+            max_strikes=limits.max_strikes,
+            max_hands=max_hands,
+            max_line_bytes=limits.max_line_bytes,
+        )
 
     def limits(self) -> Limits:
         return Limits(

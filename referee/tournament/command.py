@@ -16,10 +16,10 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
+from referee.settings import MatchLimits
 from referee.tournament.plan import (
     Entrant,
     Format,
-    Limits,
     TournamentSettings,
     check_entrants,
     plan,
@@ -104,7 +104,7 @@ def settings_of(options: Options) -> tuple[TournamentSettings, dict[str, Any]]:
     limits_config = dict(config.get("match", {}))
     limits_config.update(options.limits or {})
     try:
-        limits = msgspec.convert(limits_config, Limits)
+        limits = msgspec.convert(limits_config, MatchLimits)
     except msgspec.ValidationError as exc:
         raise TournamentError(f"match options: {exc}") from None
     fmt_typed: Format = fmt  # type: ignore[assignment]

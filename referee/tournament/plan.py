@@ -16,7 +16,7 @@ import msgspec
 
 from referee.rules.deal import Stream, check_seed
 from referee.rules.tiles import Seat
-from referee.settings import MatchSettings
+from referee.settings import MatchLimits, MatchSettings
 
 Format = Literal["round-robin", "gauntlet"]
 _NAME: Final = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,39}$")
@@ -29,19 +29,6 @@ class Entrant(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     command: str
 
 
-class Limits(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
-    """The match options every match of the tournament is played under."""
-
-    move_timeout: float = 1.0
-    startup_timeout: float = 10.0
-    time_bank: float = 0.0
-    max_rejections: int = 3
-    on_fault: Literal["forfeit", "random"] = "forfeit"
-    max_strikes: int = 3
-    max_hands: int = 200
-    max_line_bytes: int = 1 << 20
-
-
 class TournamentSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
     """Everything that decides which matches are played and how: the results file's header."""
 
@@ -49,7 +36,7 @@ class TournamentSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True
     seeds: int
     seed: int
     format: Format = "round-robin"
-    limits: Limits = Limits()
+    limits: MatchLimits = MatchLimits()
 
     def fingerprint(self) -> str:
         """Stands for these settings: a results file only resumes the tournament it belongs to."""
@@ -113,17 +100,7 @@ def plan(settings: TournamentSettings, logs: Path) -> list[MatchJob]:
         for a, b in pairings(settings.entrants, settings.format):
             for leg, (first, second) in ((1, (a, b)), (2, (b, a))):
                 match_id = f"{a.name}~{b.name}~{seed:016x}~{leg}"
-                match_settings = MatchSettings(
-                    seed=seed,
-                    move_timeout=limits.move_timeout,
-                    startup_timeout=limits.startup_timeout,
-                    time_bank=limits.time_bank,
-                    max_rejections=limits.max_rejections,
-                    on_fault=limits.on_fault,
-                    max_strikes=limits.max_strikes,
-                    max_hands=limits.max_hands,
-                    max_line_bytes=limits.max_line_bytes,
-                )
+                match_settings = limits.for_seed(seed)
                 log = str(logs / f"{match_id}.jsonl")
                 jobs.append(MatchJob(match_id, first, second, seed, leg, log, match_settings))
     return jobs
