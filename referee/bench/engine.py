@@ -37,20 +37,21 @@ class EngineBench:
 def run(hands: int, seed: int, *, views: bool = False) -> EngineBench:
     """Play random matches from consecutive seeds until ``hands`` hands have been dealt."""
     rng = random.Random(seed)
-    choose = rng.choice
+    draw = rng.random  # an index from a float: cheaper than rng.choice, as uniform
     played = actions = matches = 0
     start = time.perf_counter()
     while played < hands:
         match = Match(seed + matches)
         matches += 1
-        while not match.is_over and played < hands:
+        while match.winner is None and played < hands:
             seat = match.turn
             assert seat is not None
             if views:
                 match.view(seat)
             hand = match.hand
-            match.apply(seat, choose(match.legal_actions()))
+            legal = match.legal_actions()
+            match.apply(seat, legal[int(draw() * len(legal))])
             actions += 1
-            if hand is not match.hand or match.is_over:
+            if hand is not match.hand or match.winner is not None:
                 played += 1
     return EngineBench(played, matches, actions, time.perf_counter() - start)
