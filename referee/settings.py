@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 import msgspec
 
@@ -27,24 +27,24 @@ class MatchLimits(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
 
     #: Seconds a bot has for each decision. One second is generous for a program and keeps a
     #: stuck bot from stalling a tournament.
-    move_timeout: float = 1.0
+    move_timeout: Annotated[float, msgspec.Meta(gt=0, le=3600)] = 1.0
     #: Seconds a bot has to answer ``hello``: interpreters and JITs need time to start.
-    startup_timeout: float = 10.0
+    startup_timeout: Annotated[float, msgspec.Meta(gt=0, le=3600)] = 10.0
     #: Seconds of extra time for the whole match, spent only when a move overruns.
-    time_bank: float = 0.0
+    time_bank: Annotated[float, msgspec.Meta(ge=0, le=86400)] = 0.0
     #: Refused answers allowed for one decision; reaching it is a fault.
-    max_rejections: int = 3
+    max_rejections: Annotated[int, msgspec.Meta(ge=1, le=1000)] = 3
     #: ``forfeit``: a fault loses the match. ``random``: a seeded random legal action is played
     #: for the seat and a strike recorded.
     on_fault: FaultPolicy = "forfeit"
     #: Strikes a seat may collect under ``random``; the next fault forfeits.
-    max_strikes: int = 3
+    max_strikes: Annotated[int, msgspec.Meta(ge=0, le=1000)] = 3
     #: Hands after which a match that nobody has won ends unfinished (all-pass redeals).
-    max_hands: int = 200
+    max_hands: Annotated[int, msgspec.Meta(ge=1, le=1_000_000)] = 200
     #: Longest line a bot may send, in bytes.
-    max_line_bytes: int = 1 << 20
+    max_line_bytes: Annotated[int, msgspec.Meta(ge=1024, le=1 << 30)] = 1 << 20
     #: Bytes of each bot's stderr kept beside the log.
-    stderr_limit: int = 1 << 20
+    stderr_limit: Annotated[int, msgspec.Meta(ge=0)] = 1 << 20
 
     def for_seed(self, seed: int) -> MatchSettings:
         return MatchSettings(seed=seed, **msgspec.structs.asdict(self))

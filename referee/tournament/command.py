@@ -7,7 +7,7 @@ import sys
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 from rich.console import Console, Group
@@ -16,6 +16,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
+from referee.rules.deal import check_seed
 from referee.settings import MatchLimits
 from referee.tournament.plan import (
     Entrant,
@@ -54,71 +55,99 @@ class Options:
     limits: dict[str, Any] | None = None
 
 
-def _config(path: Path | None) -> dict[str, Any]:
+class FileConfig(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    """What a tournament TOML file may hold; every value is checked as it is read."""
+
+    bot: list[Entrant] = msgspec.field(default_factory=list)
+    seeds: Annotated[int, msgspec.Meta(ge=1)] | None = None
+    seed: Annotated[int, msgspec.Meta(ge=0)] | None = None  # at most 2**64-1: checked after
+    format: Format | None = None
+    jobs: Annotated[int, msgspec.Meta(ge=1)] | None = None
+    results: str | None = None
+    logs: str | None = None
+    dask: str | None = None
+    sprt: str | None = None
+    alpha: Annotated[float, msgspec.Meta(gt=0, lt=1)] | None = None
+    beta: Annotated[float, msgspec.Meta(gt=0, lt=1)] | None = None
+    match: dict[str, Any] = msgspec.field(default_factory=dict)
+
+
+def _config(path: Path | None) -> FileConfig:
     if path is None:
-        return {}
+        return FileConfig()
     try:
         with path.open("rb") as stream:
-            return tomllib.load(stream)
+            data = tomllib.load(stream)
     except OSError as exc:
         raise TournamentError(f"cannot read {path}: {exc.strerror or exc}") from None
     except tomllib.TOMLDecodeError as exc:
         raise TournamentError(f"{path} is not valid TOML: {exc}") from None
-
-
-def _entrants(bots: list[str] | None, config: dict[str, Any]) -> list[Entrant]:
-    if bots:
-        entrants = []
-        for bot in bots:
-            name, sep, command = bot.partition("=")
-            if not sep or not command.strip():
-                raise TournamentError(f"--bot {bot!r}: write NAME=COMMAND")
-            entrants.append(Entrant(name=name.strip(), command=command.strip()))
-        return entrants
     try:
-        return [Entrant(name=b["name"], command=b["command"]) for b in config.get("bot", [])]
-    except (KeyError, TypeError):
-        raise TournamentError("each [[bot]] in the file needs a name and a command") from None
+        return msgspec.convert(data, FileConfig)
+    except msgspec.ValidationError as exc:
+        raise TournamentError(f"{path}: {exc}") from None
+
+
+def _entrants(bots: list[str] | None, config: FileConfig) -> list[Entrant]:
+    if not bots:
+        return config.bot
+    entrants = []
+    for bot in bots:
+        name, sep, command = bot.partition("=")
+        if not sep or not command.strip():
+            raise TournamentError(f"--bot {bot!r}: write NAME=COMMAND")
+        entrants.append(Entrant(name=name.strip(), command=command.strip()))
+    return entrants
+
+
+def _first(*values: Any) -> Any:
+    """The first value given (None means not given: 0 and False are values)."""
+    return next((value for value in values if value is not None), None)
 
 
 def settings_of(options: Options) -> tuple[TournamentSettings, dict[str, Any]]:
-    """The tournament's settings, and the rest of the configuration (paths, jobs, SPRT)."""
+    """The tournament's settings, and the rest of the configuration (paths, jobs, SPRT):
+    command-line options first, then the TOML file, then the defaults."""
     config = _config(options.config)
     entrants = _entrants(options.bots, config)
-    fmt = options.format or config.get("format", "round-robin")
+    fmt = _first(options.format, config.format, "round-robin")
     if fmt not in ("round-robin", "gauntlet"):
         raise TournamentError(f"format {fmt!r}: use round-robin or gauntlet")
     try:
         check_entrants(entrants)
     except ValueError as exc:
         raise TournamentError(str(exc)) from None
-    seeds = options.seeds or config.get("seeds")
-    if not isinstance(seeds, int) or seeds < 1:
+    seeds = _first(options.seeds, config.seeds)
+    if seeds is None:
         raise TournamentError("give the number of deal seeds: --seeds N (N >= 1)")
-    results = options.results or Path(config.get("results", "tournament/results.jsonl"))
-    seed = options.seed if options.seed is not None else config.get("seed")
+    results = Path(_first(options.results, config.results, "tournament/results.jsonl"))
+    seed = _first(options.seed, config.seed)
     if seed is None and options.resume and results.exists():
-        seed = read_results(results)[0].settings.seed  # resume the tournament in the file
+        try:
+            seed = read_results(results)[0].settings.seed  # resume the tournament in the file
+        except ValueError as exc:
+            raise TournamentError(str(exc)) from None
     if seed is None:
         seed = secrets.randbits(64)
-    limits_config = dict(config.get("match", {}))
-    limits_config.update(options.limits or {})
     try:
-        limits = msgspec.convert(limits_config, MatchLimits)
+        check_seed(seed)
+    except ValueError as exc:
+        raise TournamentError(f"tournament seed: {exc}") from None
+    try:
+        limits = msgspec.convert({**config.match, **(options.limits or {})}, MatchLimits)
     except msgspec.ValidationError as exc:
         raise TournamentError(f"match options: {exc}") from None
-    fmt_typed: Format = fmt  # type: ignore[assignment]
     settings = TournamentSettings(
-        entrants=entrants, seeds=seeds, seed=seed, format=fmt_typed, limits=limits
+        entrants=entrants, seeds=seeds, seed=seed, format=fmt, limits=limits
     )
     rest = {
         "results": results,
-        "logs": options.logs or Path(config.get("logs", results.parent / "logs")),
-        "jobs": options.jobs or config.get("jobs") or default_jobs(),
-        "dask": options.dask or config.get("dask"),
-        "sprt": options.sprt or config.get("sprt"),
-        "alpha": options.alpha or config.get("alpha", 0.05),
-        "beta": options.beta or config.get("beta", 0.05),
+        "logs": Path(_first(options.logs, config.logs, results.parent / "logs")),
+        "jobs": _first(options.jobs, config.jobs, default_jobs()),
+        "dask": _first(options.dask, config.dask),
+        "sprt": _first(options.sprt, config.sprt),
+        "alpha": _first(options.alpha, config.alpha, 0.05),
+        "beta": _first(options.beta, config.beta, 0.05),
     }
     return settings, rest
 
@@ -175,8 +204,8 @@ def run(options: Options) -> int:
         results.append(result)
         progress.advance(task)
         live.update(view())
-        if sprt is None:
-            return True
+        if sprt is None or verdict.get("verdict", "continue") != "continue":
+            return sprt is None  # decided: later results are recorded, the verdict stands
         llr = sprt.llr(pair_scores(results, names[0]))
         verdict.update(llr=llr, verdict=sprt.verdict(llr))
         return bool(verdict["verdict"] == "continue")

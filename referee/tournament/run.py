@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import multiprocessing
+import multiprocessing.connection
 import os
+import signal
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -22,10 +25,18 @@ from referee.runner import run_match
 from referee.tournament.plan import MatchJob
 from referee.tournament.results import MatchResult, result_of
 
+#: Set while this process is not playing a match (see ``_stop_with_parent``).
+_IDLE = threading.Event()
+_IDLE.set()
+
 
 def play(job: MatchJob) -> MatchResult:
     """Play one match where this runs (a worker process, a Dask worker) and return its line."""
-    outcome = trio.run(run_match, job.settings, job.commands, Path(job.log))
+    _IDLE.clear()
+    try:
+        outcome = trio.run(run_match, job.settings, job.commands, Path(job.log))
+    finally:
+        _IDLE.set()
     return result_of(job, outcome)
 
 
@@ -35,11 +46,32 @@ def default_jobs() -> int:
     return max(1, len(os.sched_getaffinity(0)))
 
 
+def _stop_with_parent() -> None:
+    """In a worker: if the tournament process dies (even by ``kill -9``), stop the match in
+    hand as Ctrl-C would — its bots are closed and its log ends — then leave."""
+    parent = multiprocessing.parent_process()
+    if parent is None:
+        return
+    # Started in the background, a worker may inherit SIGINT ignored: take it back.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+
+    def watch() -> None:
+        multiprocessing.connection.wait([parent.sentinel])
+        if not _IDLE.is_set():
+            os.kill(os.getpid(), signal.SIGINT)  # the match closes its bots and its log
+            _IDLE.wait()
+        os._exit(1)  # nobody is left to take results or give work
+
+    threading.Thread(target=watch, name="stop-with-parent", daemon=True).start()
+
+
 @contextmanager
 def local_executor(jobs: int) -> Iterator[cf.Executor]:
     """Worker processes on this machine (spawned: no state shared with this process)."""
     executor = cf.ProcessPoolExecutor(
-        max_workers=jobs, mp_context=multiprocessing.get_context("spawn")
+        max_workers=jobs,
+        mp_context=multiprocessing.get_context("spawn"),
+        initializer=_stop_with_parent,
     )
     try:
         yield executor

@@ -137,9 +137,10 @@ class Sprt:
         return math.log((1 - self.beta) / self.alpha)
 
     def llr(self, pair_scores: list[float]) -> float:
-        """The generalized log-likelihood ratio of the duplicate pairs' scores (0, 0.5, 1).
+        """The generalized log-likelihood ratio of the duplicate pairs' scores (0 to 1 in
+        quarters: an unfinished leg counts half).
 
-        The pairs' outcomes are a trinomial; under each hypothesis its distribution is the
+        The pairs' outcomes are a multinomial; under each hypothesis its distribution is the
         maximum-likelihood one with that hypothesis's expected score (fishtest's
         multinomial GSPRT), and counts get a tiny pseudo-count so early runs of identical
         results stay finite.
@@ -161,7 +162,8 @@ class Sprt:
         return "continue"
 
 
-_OUTCOMES = (0.0, 0.5, 1.0)
+#: A pair's score: each leg 1, 0.5 (unfinished) or 0, averaged over the two legs.
+_OUTCOMES = (0.0, 0.25, 0.5, 0.75, 1.0)
 
 
 def _closest_with_mean(empirical: list[float], mean: float) -> list[float]:
