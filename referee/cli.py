@@ -113,10 +113,18 @@ def bench_tournament(
     """Matches per second between instant bots through the tournament runner, 1 and 2 jobs."""
     from referee.bench import tournament
 
+    def busy(result: tournament.TournamentBench) -> str:
+        if result.busy_cores is None:
+            return ""
+        return f" ({result.busy_cores:.2f} of {tournament.cores()} cores busy)"
+
     one = tournament.run(seeds, jobs=1)
-    typer.echo(f"jobs=1: {one.matches} matches in {one.seconds:.2f} s")
+    typer.echo(f"jobs=1: {one.matches} matches in {one.seconds:.2f} s{busy(one)}")
     two = tournament.run(seeds, jobs=2)
-    typer.echo(f"jobs=2: {two.matches} matches in {two.seconds:.2f} s")
+    typer.echo(f"jobs=2: {two.matches} matches in {two.seconds:.2f} s{busy(two)}")
+    if one.busy_cores:
+        limit = min(2.0, tournament.cores() / one.busy_cores)
+        typer.echo(f"limit: {limit:.2f} x jobs=1 (the cores jobs=1 leaves idle)")
     speedup = two.matches_per_second / one.matches_per_second
     typer.echo(
         f"tournament: {two.matches_per_second:.1f} matches/s at jobs=2 ({speedup:.2f} x jobs=1)"

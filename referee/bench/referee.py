@@ -30,6 +30,9 @@ from referee.settings import MatchSettings
 HERE: Final = Path(__file__).resolve().parent
 INSTANT_BOT: Final = HERE / "instant_bot.py"
 ECHO: Final = HERE / "echo.py"
+#: How the benchmark bots are started: no site packages, isolated — they only need the
+#: standard library, and starting four interpreters a match is most of a short match's cost.
+PYTHON: Final = (sys.executable, "-S", "-I")
 TARGET_SHARE: Final = 0.70
 
 
@@ -81,7 +84,7 @@ def sample_act_lines(seed: int, count: int) -> list[bytes]:
 async def raw_pipe_rate(lines: list[bytes], rounds: int) -> tuple[int, float]:
     """Round trips between this process and an echo process over pipes, and their seconds."""
     process = await trio.lowlevel.open_process(
-        [sys.executable, str(ECHO)],
+        [*PYTHON, str(ECHO)],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         start_new_session=True,
@@ -103,7 +106,7 @@ async def raw_pipe_rate(lines: list[bytes], rounds: int) -> tuple[int, float]:
 
 async def _run(matches: int, seed: int, rounds: int) -> RefereeBench:
     """Matches and raw round trips in alternating rounds, so both see the same machine."""
-    command = shlex.join([sys.executable, str(INSTANT_BOT)])
+    command = shlex.join([*PYTHON, str(INSTANT_BOT)])
     commands: dict[Seat, str] = dict.fromkeys(SEATS, command)
     lines = sample_act_lines(seed, 2000)
     decisions = raw_trips = 0
