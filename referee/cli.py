@@ -185,6 +185,12 @@ def replay_command(
             from referee.records import canonical_json
             from referee.verify import game_record
 
+            if replay_log.truncated or replay_log.broken_at:
+                raise _fail(
+                    f"{log} is truncated or altered, so no game digest stands for it;"
+                    " --verify says where"
+                )
+
             typer.echo(canonical_json(game_record(replay_log.records)).decode())
         elif rerun:
             _rerun(replay_log)
@@ -229,7 +235,8 @@ def _rerun(replay_log: LogFile) -> None:
     end = replay_log.records[-1]
     logged = end.game_digest if isinstance(end, MatchEndRecord) else None
     new_log = replay_log.path.with_name(replay_log.path.stem + ".rerun.jsonl")
-    new_log.unlink(missing_ok=True)
+    if new_log.exists():
+        raise _fail(f"{new_log} exists (an earlier re-run): remove it first")
     outcome = _play(settings, header.bots, new_log)
     typer.echo(f"logged game digest: {logged or '(none: the log is truncated)'}")
     typer.echo(f"rerun game digest:  {outcome.game_digest}  (log: {new_log})")

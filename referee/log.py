@@ -129,7 +129,7 @@ def _check_header(path: Path, body: bytes) -> None:
     if not isinstance(first, dict) or first.get("type") != "header":
         raise LogError(f"{path} is not a replay log: it does not start with a header record")
     version = first.get("log_version")
-    if not isinstance(version, int) or version > LOG_VERSION:
+    if not isinstance(version, int) or not 1 <= version <= LOG_VERSION:
         raise LogError(
             f"{path} is a log of version {version!r}; this referee reads version {LOG_VERSION}:"
             " use a newer referee"

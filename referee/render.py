@@ -142,6 +142,11 @@ def public_lines(log: LogFile) -> Iterator[str]:
                     yield from _review_lines(event.review)
                     yield f"  marks: {marks_text(match.marks)}"
         elif isinstance(record, MatchEndRecord):
+            hand = match.hand
+            if hand.moves and not hand.is_over:  # cut short: its actions were public too
+                yield ""
+                yield f"Hand {hand.hand_number} — dealer {hand.dealer} (not finished)"
+                yield from (f"  {move}" for move in hand.moves)
             yield ""
             yield _end_line(record)
 

@@ -117,6 +117,7 @@ class _Replay:
         self.expected: list[LogRecord] = []
         self.last_id = 0
         self.act: ActRecord | None = None  # the act now waiting for an answer
+        self.refused = False  # the current act's answer was refused
         self.rejections = 0  # refused answers to the current decision
         self.faults: dict[Seat, Counter[str]] = {seat: Counter() for seat in SEATS}
         self.strikes: dict[Seat, int] = dict.fromkeys(SEATS, 0)
@@ -236,9 +237,12 @@ class _Replay:
         self.last_id = record.id
         self.expect("seat to act", self.match.turn, record.seat)
         self.expect("legal actions", self.match.legal_actions(), record.legal_actions)
-        if self.act is None or self.act.seat != record.seat:
+        if self.act is not None and not self.refused:
+            raise self.fail("an act asked again without a rejection of the one before")
+        if self.act is None:
             self.rejections = 0
         self.act = record
+        self.refused = False
 
     def on_RejectedRecord(self, record: RejectedRecord) -> None:
         if record.reason not in _REJECTION_REASONS:
@@ -256,6 +260,7 @@ class _Replay:
             raise self.fail("a rejection with no act before it")
         self.expect("rejected id (the last act)", self.act.id, record.id)
         self.expect("rejected seat", self.act.seat, record.seat)
+        self.refused = True
         self.rejections += 1
         if self.rejections > self.limits.max_rejections:
             raise self.fail(f"more than {self.limits.max_rejections} rejections for one decision")
@@ -343,6 +348,8 @@ class _Replay:
                 raise self.fail("the fault policy's forced move is missing")
             if self.act is None or self.act.seat != record.seat:
                 raise self.fail("a move that answers no act")
+            if self.refused:
+                raise self.fail("a move answering an act whose answer was refused")
             self.expect("id of the answered act", self.act.id, record.id)
         self.act = None
         self.rejections = 0

@@ -693,10 +693,10 @@ def rejection_reason_invalid_utf8(lines: list[Line], records: list[LogRecord]) -
 
 
 def delete_rejection(lines: list[Line], records: list[LogRecord]) -> Tampered:
-    # The fault that the refused answers led to no longer follows max_rejections of them.
+    # The act that followed the refusal is now asked again with no refusal before it.
     i = positions(records, RejectedRecord)[0]
-    fault = next(k for k in positions(records, FaultRecord) if k > i)
-    return Tampered(lines[:i] + lines[i + 1 :], i + 1, fault, "rejections before the fault")
+    assert isinstance(records[i + 1], ActRecord)
+    return Tampered(lines[:i] + lines[i + 1 :], i + 1, i + 1, "asked again without a rejection")
 
 
 TAMPERING: dict[str, tuple[str, Edit]] = {

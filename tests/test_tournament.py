@@ -378,7 +378,7 @@ def test_run_jobs_on_worker_processes(tmp_path: Path) -> None:
     jobs = plan(settings, tmp_path / "logs")
     seen: list[MatchResult] = []
     stopped: list[MatchResult] = []
-    with local_executor(2) as pool:
+    with local_executor(2) as (pool, _):
         progress = run_jobs(pool, jobs, window=2, on_result=lambda r: seen.append(r) is None)
         # on_result returning False stops the submitting: with a window of one, nothing else.
         halted = run_jobs(pool, jobs, window=1, on_result=lambda r: stopped.append(r) is not None)
@@ -642,6 +642,14 @@ def test_ctrl_c_stops_cleanly_and_says_to_resume(tmp_path: Path) -> None:
     _, recorded = read_results(results)
     assert 2 <= len(recorded) < 8
     assert f"{len(recorded)} of 8 matches recorded" in stderr
+    # No match was played to its end after Ctrl-C and then thrown away: every log that ends
+    # on marks is a recorded result (queued matches are refused, not played).
+    time.sleep(2)  # let the workers finish closing their interrupted matches
+    ids = {result.match_id for result in recorded}
+    for log in (tmp_path / "logs").glob("*.jsonl"):
+        last = log.read_bytes().rstrip(b"\n").rsplit(b"\n", 1)[-1]
+        if b'"end":"marks"' in last:
+            assert log.stem in ids, f"{log.name} was played to its end but not recorded"
     assert results.read_bytes().endswith(b"\n")
     document = json.loads((tmp_path / "stdout.txt").read_text())
     assert document["matches"] == len(recorded) and document["planned"] == 8
@@ -846,7 +854,9 @@ def test_sprt_reports_the_verdict_that_stopped_the_tournament(
             winner = "strong"
         return _result(job.first.name, job.second.name, winner, seed=job.seed, leg=job.leg)
 
-    def fake_run_jobs(executor: Any, jobs: Any, window: int, on_result: Any) -> None:
+    def fake_run_jobs(
+        executor: Any, jobs: Any, window: int, on_result: Any, on_error: Any = None
+    ) -> None:
         """``run_jobs`` with matches finishing in the order they started."""
         queue, running, submitting = list(jobs), [], True
         while queue and len(running) < window:
@@ -858,7 +868,9 @@ def test_sprt_reports_the_verdict_that_stopped_the_tournament(
                 running.append(queue.pop(0))
 
     monkeypatch.setattr(command, "run_jobs", fake_run_jobs)
-    monkeypatch.setattr(command, "local_executor", lambda jobs: contextlib.nullcontext())
+    monkeypatch.setattr(
+        command, "local_executor", lambda jobs: contextlib.nullcontext((None, jobs))
+    )
     options = command.Options(
         bots=["strong=bot-strong", "weak=bot-weak"],
         seeds=12,

@@ -42,7 +42,7 @@ def run(seeds: int, jobs: int, seed: int = 1) -> TournamentBench:
     with tempfile.TemporaryDirectory() as directory:
         planned = plan(settings, Path(directory))
         warm_up, timed = planned[:jobs], planned[jobs : jobs + 2 * seeds]
-        with local_executor(jobs) as pool:
+        with local_executor(jobs) as (pool, _):
             run_jobs(pool, warm_up, window=jobs, on_result=lambda result: True)
             before = _cpu_times()
             started = time.perf_counter()
@@ -66,5 +66,6 @@ def _cpu_times() -> tuple[int, int] | None:
             values = [int(value) for value in stat.readline().split()[1:]]
     except OSError:
         return None
+    values = values[:8]  # guest time is already counted in user time
     idle = values[3] + values[4]  # idle and iowait
     return sum(values) - idle, sum(values)

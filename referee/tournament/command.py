@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import math
 import secrets
 import sys
+import time
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +23,7 @@ from referee.settings import MatchLimits
 from referee.tournament.plan import (
     Entrant,
     Format,
+    MatchJob,
     TournamentSettings,
     check_entrants,
     plan,
@@ -125,6 +128,8 @@ def settings_of(options: Options) -> tuple[TournamentSettings, dict[str, Any]]:
     if seed is None and options.resume and results.exists():
         try:
             seed = read_results(results)[0].settings.seed  # resume the tournament in the file
+        except OSError as exc:
+            raise TournamentError(f"{exc.filename}: {exc.strerror or exc}") from None
         except ValueError as exc:
             raise TournamentError(str(exc)) from None
     if seed is None:
@@ -161,7 +166,9 @@ def _sprt(text: str | None, alpha: float, beta: float, entrants: int) -> Sprt | 
         elo0, elo1 = (float(part) for part in str(text).split(","))
     except ValueError:
         raise TournamentError(f"--sprt {text!r}: write ELO0,ELO1, e.g. 0,10") from None
-    if not elo0 < elo1 or not 0 < alpha < 1 or not 0 < beta < 1:
+    if not (math.isfinite(elo0) and math.isfinite(elo1)) or not elo0 < elo1:
+        raise TournamentError("--sprt needs finite ELO0 < ELO1, e.g. 0,10")
+    if not 0 < alpha < 1 or not 0 < beta < 1:
         raise TournamentError("--sprt needs ELO0 < ELO1 and 0 < alpha, beta < 1")
     return Sprt(elo0, elo1, alpha, beta)
 
@@ -172,7 +179,10 @@ def run(options: Options) -> int:
     settings, rest = settings_of(options)
     sprt = _sprt(rest["sprt"], rest["alpha"], rest["beta"], len(settings.entrants))
     try:
+        Path(rest["logs"]).mkdir(parents=True, exist_ok=True)
         results_file = ResultsFile.open(rest["results"], settings, options.resume)
+    except OSError as exc:
+        raise TournamentError(f"{exc.filename}: {exc.strerror or exc}") from None
     except ValueError as exc:
         raise TournamentError(str(exc)) from None
     names = [entrant.name for entrant in settings.entrants]
@@ -183,9 +193,20 @@ def run(options: Options) -> int:
         )
     jobs = plan(settings, rest["logs"])
     missing = [job for job in jobs if job.match_id not in results_file.done]
-    Path(rest["logs"]).mkdir(parents=True, exist_ok=True)
     results = list(results_file.done.values())
     verdict: dict[str, Any] = {}
+
+    def decided() -> bool:
+        """Update the SPRT from the results so far; True once it has decided."""
+        if sprt is None:
+            return False
+        if verdict.get("verdict", "continue") == "continue":
+            llr = sprt.llr(pair_scores(results, names[0]))
+            verdict.update(llr=llr, verdict=sprt.verdict(llr))
+        return bool(verdict["verdict"] != "continue")
+
+    if decided():
+        missing = []  # a resumed tournament the test has already decided plays no more
 
     progress = Progress(
         TextColumn("[bold]matches"),
@@ -195,6 +216,7 @@ def run(options: Options) -> int:
         console=err,
     )
     task = progress.add_task("matches", total=len(jobs), completed=len(results))
+    shown = [0.0]
 
     def view() -> Group:
         return Group(progress, _standings_table(standings(names, results), live=True))
@@ -203,12 +225,14 @@ def run(options: Options) -> int:
         results_file.append(result)
         results.append(result)
         progress.advance(task)
-        live.update(view())
-        if sprt is None or verdict.get("verdict", "continue") != "continue":
-            return sprt is None  # decided: later results are recorded, the verdict stands
-        llr = sprt.llr(pair_scores(results, names[0]))
-        verdict.update(llr=llr, verdict=sprt.verdict(llr))
-        return bool(verdict["verdict"] == "continue")
+        now = time.monotonic()
+        if now - shown[0] >= 1.0:  # ratings are recomputed for the display once a second
+            shown[0] = now
+            live.update(view())
+        return not decided()
+
+    def on_error(job: MatchJob, error: BaseException) -> None:
+        err.print(f"match {escape(job.match_id)} failed: {type(error).__name__}: {error}")
 
     executor = (
         dask_executor(rest["dask"], rest["jobs"]) if rest["dask"] else local_executor(rest["jobs"])
@@ -216,8 +240,8 @@ def run(options: Options) -> int:
     interrupted = False
     with Live(view(), console=err, refresh_per_second=4, transient=True) as live:
         try:
-            with executor as pool:
-                run_jobs(pool, missing, window=2 * rest["jobs"], on_result=on_result)
+            with executor as (pool, slots):
+                run_jobs(pool, missing, window=2 * slots, on_result=on_result, on_error=on_error)
         except KeyboardInterrupt:
             interrupted = True
     results_file.close()
@@ -230,7 +254,16 @@ def run(options: Options) -> int:
             **msgspec.to_builtins(table),
         }
         if sprt is not None:
-            document["sprt"] = {"elo0": sprt.elo0, "elo1": sprt.elo1, **verdict}
+            document["sprt"] = {
+                "elo0": sprt.elo0,
+                "elo1": sprt.elo1,
+                "alpha": sprt.alpha,
+                "beta": sprt.beta,
+                "lower": sprt.lower,
+                "upper": sprt.upper,
+                "pairs": len(pair_scores(results, names[0])),
+                **verdict,
+            }
         sys.stdout.write(msgspec.json.encode(document).decode() + "\n")
     else:
         out = Console(soft_wrap=True)

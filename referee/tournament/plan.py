@@ -53,6 +53,8 @@ class MatchJob(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     leg: int  # 1: the pairing's first entrant holds A+C; 2: the same deals, sides swapped
     log: str
     settings: MatchSettings
+    #: Its place in the plan: ratings take results in this order, whatever order they finish.
+    number: int = 0
 
     @property
     def commands(self) -> dict[Seat, str]:
@@ -95,12 +97,14 @@ def plan(settings: TournamentSettings, logs: Path) -> list[MatchJob]:
     """Every match, in the order they are started: seed by seed, pairing by pairing, both
     legs of a duplicate pair one after the other (so a stopped tournament has whole pairs)."""
     limits = settings.limits
-    jobs = []
+    jobs: list[MatchJob] = []
     for seed in deal_seeds(settings.seed, settings.seeds):
         for a, b in pairings(settings.entrants, settings.format):
             for leg, (first, second) in ((1, (a, b)), (2, (b, a))):
                 match_id = f"{a.name}~{b.name}~{seed:016x}~{leg}"
                 match_settings = limits.for_seed(seed)
                 log = str(logs / f"{match_id}.jsonl")
-                jobs.append(MatchJob(match_id, first, second, seed, leg, log, match_settings))
+                jobs.append(
+                    MatchJob(match_id, first, second, seed, leg, log, match_settings, len(jobs))
+                )
     return jobs

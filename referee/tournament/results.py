@@ -45,6 +45,8 @@ class MatchResult(msgspec.Struct, frozen=True, tag_field="type", tag="match"):
     game_digest: str
     log_digest: str
     log: str
+    #: The match's place in the tournament's plan.
+    number: int = 0
 
     def score_of(self, name: str) -> float:
         """1 for a win, 0 for a loss, 0.5 for a match nobody won."""
@@ -154,4 +156,5 @@ def result_of(job: MatchJob, outcome: object) -> MatchResult:
         game_digest=outcome.game_digest,
         log_digest=outcome.log_digest,
         log=job.log,
+        number=job.number,
     )

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import trio
 
-from referee.runner import run_match
+from referee.runner import interrupted, leaf_error, run_match
 from referee.tournament.plan import MatchJob
 from referee.tournament.results import MatchResult, result_of
 
@@ -30,11 +30,25 @@ _IDLE = threading.Event()
 _IDLE.set()
 
 
+_STOPPED = threading.Event()
+
+
 def play(job: MatchJob) -> MatchResult:
-    """Play one match where this runs (a worker process, a Dask worker) and return its line."""
+    """Play one match where this runs (a worker process, a Dask worker) and return its line.
+
+    Once a match here has been interrupted (Ctrl-C), the jobs already queued to this process
+    are refused rather than played and then thrown away.
+    """
+    if _STOPPED.is_set():
+        raise KeyboardInterrupt
     _IDLE.clear()
     try:
         outcome = trio.run(run_match, job.settings, job.commands, Path(job.log))
+    except BaseException as exc:
+        if interrupted(exc):
+            _STOPPED.set()
+            raise KeyboardInterrupt from None
+        raise
     finally:
         _IDLE.set()
     return result_of(job, outcome)
@@ -66,22 +80,27 @@ def _stop_with_parent() -> None:
 
 
 @contextmanager
-def local_executor(jobs: int) -> Iterator[cf.Executor]:
-    """Worker processes on this machine (spawned: no state shared with this process)."""
+def local_executor(jobs: int) -> Iterator[tuple[cf.Executor, int]]:
+    """Worker processes on this machine (spawned: no state shared with this process), and how
+    many matches they play at once."""
     executor = cf.ProcessPoolExecutor(
         max_workers=jobs,
         mp_context=multiprocessing.get_context("spawn"),
         initializer=_stop_with_parent,
     )
     try:
-        yield executor
-    finally:
-        executor.shutdown(wait=True, cancel_futures=True)
+        yield executor, jobs
+    except BaseException:
+        # Interrupted: don't wait for queued matches; the workers stop their own (see play).
+        executor.shutdown(wait=False, cancel_futures=True)
+        raise
+    executor.shutdown(wait=True)
 
 
 @contextmanager
-def dask_executor(address: str, jobs: int) -> Iterator[cf.Executor]:
-    """A Dask cluster at ``address``, or ``"local"``: a LocalCluster of ``jobs`` workers."""
+def dask_executor(address: str, jobs: int) -> Iterator[tuple[cf.Executor, int]]:
+    """A Dask cluster at ``address``, or ``"local"``: a LocalCluster of ``jobs`` workers; and
+    how many matches the cluster plays at once (its threads)."""
     from distributed import Client, LocalCluster
 
     cluster = None
@@ -93,7 +112,8 @@ def dask_executor(address: str, jobs: int) -> Iterator[cf.Executor]:
     else:
         client = Client(address)  # type: ignore[no-untyped-call]
     try:
-        yield client.get_executor(pure=False)  # type: ignore[no-untyped-call]
+        slots = sum(client.nthreads().values()) or jobs  # type: ignore[no-untyped-call]
+        yield client.get_executor(pure=False), slots  # type: ignore[no-untyped-call]
     finally:
         client.close()  # type: ignore[no-untyped-call]
         if cluster is not None:
@@ -113,12 +133,15 @@ def run_jobs(
     jobs: list[MatchJob],
     window: int,
     on_result: Callable[[MatchResult], bool],
+    on_error: Callable[[MatchJob, BaseException], None] = lambda job, exc: None,
 ) -> Progress:
     """Run ``jobs`` with at most ``window`` in flight; ``on_result`` is called for each finished
-    match, in the order they finish, and returns False to stop submitting more."""
+    match, in the order they finish, and returns False to stop submitting more. A match the
+    referee failed to play goes to ``on_error`` (it stays missing, for ``--resume``); an
+    interrupted one raises ``KeyboardInterrupt`` here."""
     progress = Progress()
     queue = iter(jobs)
-    running: set[cf.Future[MatchResult]] = set()
+    running: dict[cf.Future[MatchResult], MatchJob] = {}
     submitting = True
 
     def fill() -> None:
@@ -126,13 +149,19 @@ def run_jobs(
             job = next(queue, None)
             if job is None:
                 return
-            running.add(executor.submit(play, job))
+            running[executor.submit(play, job)] = job
 
     fill()
     while running:
         done, _ = cf.wait(running, return_when=cf.FIRST_COMPLETED)
         for future in done:
-            running.discard(future)
+            job = running.pop(future)
+            error = future.exception()
+            if error is not None:
+                if interrupted(error):
+                    raise KeyboardInterrupt
+                on_error(job, leaf_error(error))
+                continue
             result = future.result()
             progress.finished.append(result)
             if not on_result(result) and submitting:

@@ -2,8 +2,10 @@
 and the sequential probability ratio test (SPRT) on duplicate pairs.
 
 Ratings come from openskill (Plackett-Luce), never from maths of our own. The interval is
-Wilson's score interval; the SPRT is the generalized SPRT used by chess engine testers
-(fishtest, fastchess) on the pairs' mean score, with the normal approximation.
+Wilson's score interval (approximate here: the two legs of a duplicate pair are not
+independent, and an unfinished match counts half). The SPRT is the generalized SPRT used by
+chess engine testers (fishtest, fastchess): a multinomial GSPRT over the duplicate pairs'
+scores in quarters (0, 1/4, 1/2, 3/4, 1), maximum-likelihood under each hypothesis.
 """
 
 from __future__ import annotations
@@ -62,9 +64,9 @@ def wilson_interval(score: float, n: int, confidence: float = 0.95) -> tuple[flo
 
 
 def standings(names: list[str], results: list[MatchResult]) -> Standings:
-    """The standings over ``results``, taken in match-id order so they never depend on the
-    order in which parallel matches happened to finish."""
-    ordered = sorted(results, key=lambda result: result.match_id)
+    """The standings over ``results``, taken in the plan's order (seed by seed, pairing by
+    pairing) so they never depend on the order in which parallel matches happened to finish."""
+    ordered = sorted(results, key=lambda result: (result.number, result.match_id))
     model = PlackettLuce()
     ratings = {name: model.rating(name=name) for name in names}
     score: dict[str, float] = defaultdict(float)
