@@ -49,342 +49,6 @@ def main(
     """Referee for Texas 42 bot competitions."""
 
 
-@bench_app.command("engine")
-def bench_engine(
-    hands: Annotated[int, typer.Option(min=1, help="How many hands to play.")] = 50_000,
-    seed: Annotated[int, typer.Option(min=0, help="First match seed (and the chooser's).")] = 1,
-    views: Annotated[
-        bool, typer.Option("--views", help="Also build the seat's view for each decision.")
-    ] = False,
-) -> None:
-    """Play random legal actions through the rules engine's public API; report hands/s."""
-    from referee.bench import engine
-
-    result = engine.run(hands, seed, views=views)
-    typer.echo(
-        f"played {result.hands} hands ({result.matches} matches, {result.actions} actions)"
-        f" in {result.seconds:.2f} s on one core"
-    )
-    typer.echo(f"{result.microseconds_per_action:.2f} µs per action (legal actions + apply)")
-    typer.echo(
-        f"target: {engine.TARGET_HANDS_PER_SECOND:,} hands/s;"
-        f" {result.hands_per_second / engine.TARGET_HANDS_PER_SECOND:.0%} of it"
-    )
-    typer.echo(f"engine: {result.hands_per_second:.0f} hands/s")
-
-
-@bench_app.command("referee")
-def bench_referee(
-    matches: Annotated[int, typer.Option(min=1, help="How many matches to play.")] = 50,
-    seed: Annotated[int, typer.Option(min=0, help="First match seed.")] = 1,
-) -> None:
-    """Matches between instant bots through the real referee, against the raw pipe rate."""
-    from referee.bench import referee
-
-    result = referee.run(matches, seed)
-    typer.echo(
-        f"raw pipe: {result.raw_per_second:.0f} round trips/s"
-        f" ({result.raw_round_trips} act lines echoed by a Python process)"
-    )
-    typer.echo(
-        f"referee: {result.matches} matches, {result.decisions} decisions"
-        f" in {result.seconds:.2f} s of play (start-up excluded)"
-    )
-    share = result.decisions_per_second / result.raw_per_second
-    typer.echo(f"target: {referee.TARGET_SHARE:.0%} of the raw pipe rate")
-    typer.echo(
-        f"referee: {result.decisions_per_second:.0f} decisions/s ({share:.0%} of raw pipe rate)"
-    )
-
-
-class SeatName(StrEnum):
-    A = "A"
-    B = "B"
-    C = "C"
-    D = "D"
-
-
-@bench_app.command("tournament")
-def bench_tournament(
-    seeds: Annotated[
-        int, typer.Option(min=1, help="Deal seeds (two matches each) per measurement.")
-    ] = 30,
-) -> None:
-    """Matches per second between instant bots through the tournament runner, 1 and 2 jobs."""
-    from referee.bench import tournament
-
-    def busy(result: tournament.TournamentBench) -> str:
-        if result.busy_cores is None:
-            return ""
-        return f" ({result.busy_cores:.2f} of {tournament.cores()} cores busy)"
-
-    one = tournament.run(seeds, jobs=1)
-    typer.echo(f"jobs=1: {one.matches} matches in {one.seconds:.2f} s{busy(one)}")
-    two = tournament.run(seeds, jobs=2)
-    typer.echo(f"jobs=2: {two.matches} matches in {two.seconds:.2f} s{busy(two)}")
-    if one.busy_cores:
-        limit = min(2.0, tournament.cores() / one.busy_cores)
-        typer.echo(f"limit: {limit:.2f} x jobs=1 (the cores jobs=1 leaves idle)")
-    speedup = two.matches_per_second / one.matches_per_second
-    typer.echo(
-        f"tournament: {two.matches_per_second:.1f} matches/s at jobs=2 ({speedup:.2f} x jobs=1)"
-    )
-
-
-@app.command("replay")
-def replay_command(
-    log: Annotated[Path, typer.Argument(help="A replay log written by 'referee match'.")],
-    seat: Annotated[
-        SeatName | None,
-        typer.Option(
-            help="Show only what this seat was shown: its views, the events, its answers."
-        ),
-    ] = None,
-    public: Annotated[
-        bool,
-        typer.Option("--public", help="Show what everyone may see after each hand."),
-    ] = False,
-    verify: Annotated[
-        bool,
-        typer.Option(
-            "--verify",
-            help="Re-simulate the match from the seed and check every record and the chain.",
-        ),
-    ] = False,
-    json_output: Annotated[
-        bool,
-        typer.Option("--json", help="Print the canonical game record that game_digest hashes."),
-    ] = False,
-    rerun: Annotated[
-        bool,
-        typer.Option(
-            "--rerun",
-            help="Play the match again with the logged bots, seed and limits; compare digests.",
-        ),
-    ] = False,
-) -> None:
-    """Render, verify or re-run a match from its replay log.
-
-    With no option: the whole match, hand by hand. Exit status: 0 when all is well, 1 when
-    verification or a re-run disagrees, 2 when the file cannot be read as a replay log.
-    """
-    from referee.errors import LogError, RefereeError, VerificationError
-    from referee.log import read_log
-
-    modes = [seat is not None, public, verify, json_output, rerun]
-    if sum(modes) > 1:
-        raise _fail("choose one of --seat, --public, --verify, --json, --rerun")
-    try:
-        replay_log = read_log(log)
-    except LogError as exc:
-        raise _fail(str(exc)) from None
-    try:
-        if verify:
-            _verify(replay_log)
-        elif json_output:
-            from referee.records import canonical_json
-            from referee.verify import game_record
-
-            if replay_log.truncated or replay_log.broken_at:
-                raise _fail(
-                    f"{log} is truncated or altered, so no game digest stands for it;"
-                    " --verify says where"
-                )
-
-            typer.echo(canonical_json(game_record(replay_log.records)).decode())
-        elif rerun:
-            _rerun(replay_log)
-        else:
-            from referee import render
-
-            if seat is not None:
-                lines = render.seat_lines(replay_log, seat.value)
-            elif public:
-                lines = render.public_lines(replay_log)
-            else:
-                lines = render.match_lines(replay_log)
-            for line in lines:
-                typer.echo(line)
-    except VerificationError as exc:
-        typer.echo(f"verification failed: {exc}", err=True)
-        raise typer.Exit(1) from None
-    except RefereeError as exc:
-        raise _fail(f"{log}: the log does not follow the rules ({exc}); run --verify") from None
-
-
-def _verify(replay_log: LogFile) -> None:
-    from referee.rules.contract import side_name
-    from referee.verify import verify
-
-    result = verify(replay_log)
-    winner = side_name(result.winner) if result.winner else "nobody"
-    typer.echo(
-        f"verified: {result.records} records, {result.hands} hands, {winner} wins"
-        f" ({result.end}), A+C {result.marks['AC']}, B+D {result.marks['BD']}"
-    )
-    typer.echo(f"game digest: {result.game_digest}")
-    typer.echo(f"log digest:  {result.log_digest}")
-
-
-def _rerun(replay_log: LogFile) -> None:
-    from referee.records import MatchEndRecord
-    from referee.settings import MatchSettings
-
-    header = replay_log.header
-    settings = MatchSettings.from_log(header.seed, header.limits, header.max_hands)
-    end = replay_log.records[-1]
-    logged = end.game_digest if isinstance(end, MatchEndRecord) else None
-    new_log = replay_log.path.with_name(replay_log.path.stem + ".rerun.jsonl")
-    if new_log.exists():
-        raise _fail(f"{new_log} exists (an earlier re-run): remove it first")
-    outcome = _play(settings, header.bots, new_log)
-    typer.echo(f"logged game digest: {logged or '(none: the log is truncated)'}")
-    typer.echo(f"rerun game digest:  {outcome.game_digest}  (log: {new_log})")
-    if outcome.game_digest != logged:
-        typer.echo("rerun: the game differs (are the bots deterministic?)", err=True)
-        raise typer.Exit(1)
-    typer.echo("rerun: same game")
-
-
-@app.command("tournament")
-def tournament_command(
-    config: Annotated[
-        Path | None,
-        typer.Argument(
-            help="A TOML file with the entrants ([[bot]] name, command) and options;"
-            " options given here override it.",
-            show_default=False,
-        ),
-    ] = None,
-    bot: Annotated[
-        list[str] | None,
-        typer.Option(help="An entrant: NAME=COMMAND (repeat). Its program plays both seats."),
-    ] = None,
-    seeds: Annotated[
-        int | None, typer.Option(min=1, help="Deal seeds; each pairing plays each in duplicate.")
-    ] = None,
-    seed: Annotated[
-        int | None,
-        typer.Option(
-            min=0, max=2**64 - 1, help="Tournament seed: the deal seeds. Random if absent."
-        ),
-    ] = None,
-    format: Annotated[
-        str | None, typer.Option(help="round-robin (every pair) or gauntlet (first vs each).")
-    ] = None,
-    jobs: Annotated[
-        int | None, typer.Option(min=1, help="Matches at once. Default: one per core.")
-    ] = None,
-    results: Annotated[
-        Path | None,
-        typer.Option(help="Results file (JSON lines). Default: tournament/results.jsonl."),
-    ] = None,
-    logs: Annotated[
-        Path | None, typer.Option(help="Directory for the match logs. Default: beside results.")
-    ] = None,
-    resume: Annotated[
-        bool, typer.Option("--resume", help="Play only the matches missing from the results.")
-    ] = False,
-    dask: Annotated[
-        str | None,
-        typer.Option(help="Run on a Dask cluster: a scheduler address, or 'local' to start one."),
-    ] = None,
-    sprt: Annotated[
-        str | None,
-        typer.Option(help="ELO0,ELO1: stop when the sequential test decides (two entrants)."),
-    ] = None,
-    alpha: Annotated[float | None, typer.Option(help="SPRT false positive rate (0.05).")] = None,
-    beta: Annotated[float | None, typer.Option(help="SPRT false negative rate (0.05).")] = None,
-    move_timeout: Annotated[
-        float | None, typer.Option(min=0.001, max=3600, help="Seconds per decision.")
-    ] = None,
-    startup_timeout: Annotated[
-        float | None, typer.Option(min=0.001, max=3600, help="Seconds to answer hello.")
-    ] = None,
-    time_bank: Annotated[
-        float | None, typer.Option(min=0, max=86400, help="Extra seconds per seat and match.")
-    ] = None,
-    max_rejections: Annotated[
-        int | None, typer.Option(min=1, max=1000, help="The Nth refused answer is a fault.")
-    ] = None,
-    on_fault: Annotated[OnFault | None, typer.Option(help="forfeit or random.")] = None,
-    max_strikes: Annotated[
-        int | None, typer.Option(min=0, max=1000, help="Strikes allowed under random.")
-    ] = None,
-    max_hands: Annotated[
-        int | None, typer.Option(min=1, max=1_000_000, help="Hands before a match is unfinished.")
-    ] = None,
-    json_output: Annotated[
-        bool, typer.Option("--json", help="Print the standings as JSON on stdout.")
-    ] = False,
-) -> None:
-    """Play many matches between entrants, in duplicate, in parallel; print the standings.
-
-    Each pairing plays every deal seed twice, once with each entrant as A+C, so the luck of
-    the deal cancels out. Results are appended to the results file as matches end.
-    """
-    from referee.tournament.command import Options, TournamentError, run
-
-    limits = {
-        key: value
-        for key, value in {
-            "move_timeout": move_timeout,
-            "startup_timeout": startup_timeout,
-            "time_bank": time_bank,
-            "max_rejections": max_rejections,
-            "on_fault": on_fault.value if on_fault else None,
-            "max_strikes": max_strikes,
-            "max_hands": max_hands,
-        }.items()
-        if value is not None
-    }
-    options = Options(
-        config=config,
-        bots=bot,
-        seeds=seeds,
-        seed=seed,
-        format=format,
-        jobs=jobs,
-        results=results,
-        logs=logs,
-        resume=resume,
-        dask=dask,
-        sprt=sprt,
-        alpha=alpha,
-        beta=beta,
-        json_output=json_output,
-        limits=limits,
-    )
-    try:
-        status = run(options)
-    except TournamentError as exc:
-        raise _fail(str(exc)) from None
-    raise typer.Exit(status)
-
-
-@app.command("schema")
-def schema_command(
-    check: Annotated[
-        bool, typer.Option("--check", help="Only check that the files are up to date.")
-    ] = False,
-) -> None:
-    """Write the JSON Schemas of the protocol and the replay log into protocol/."""
-    from referee.schema import PROTOCOL_DIR, SCHEMA_FILES, render
-
-    stale = []
-    for name, make in SCHEMA_FILES.items():
-        path = PROTOCOL_DIR / name
-        text = render(make())
-        if path.exists() and path.read_text() == text:
-            continue
-        stale.append(name)
-        if not check:
-            path.write_text(text)
-            typer.echo(f"wrote {path}")
-    if check and stale:
-        raise _fail(f"stale: {', '.join(stale)}; run 'referee schema' to regenerate")
-
-
 class OnFault(StrEnum):
     forfeit = "forfeit"
     random = "random"
@@ -405,6 +69,13 @@ def _bundled_bot(name: str) -> str:
 def _fail(message: str) -> typer.Exit:
     typer.echo(f"referee: {message}", err=True)
     return typer.Exit(2)
+
+
+class SeatName(StrEnum):
+    A = "A"
+    B = "B"
+    C = "C"
+    D = "D"
 
 
 @app.command("match")
@@ -534,3 +205,332 @@ def _play(settings: MatchSettings, commands: dict[Seat, str], log_path: Path) ->
         else:
             typer.echo(f"referee: internal error: {type(cause).__name__}: {cause}", err=True)
         raise typer.Exit(1) from None
+
+
+@app.command("replay")
+def replay_command(
+    log: Annotated[Path, typer.Argument(help="A replay log written by 'referee match'.")],
+    seat: Annotated[
+        SeatName | None,
+        typer.Option(
+            help="Show only what this seat was shown: its views, the events, its answers."
+        ),
+    ] = None,
+    public: Annotated[
+        bool,
+        typer.Option("--public", help="Show what everyone may see after each hand."),
+    ] = False,
+    verify: Annotated[
+        bool,
+        typer.Option(
+            "--verify",
+            help="Re-simulate the match from the seed and check every record and the chain.",
+        ),
+    ] = False,
+    json_output: Annotated[
+        bool,
+        typer.Option("--json", help="Print the canonical game record that game_digest hashes."),
+    ] = False,
+    rerun: Annotated[
+        bool,
+        typer.Option(
+            "--rerun",
+            help="Play the match again with the logged bots, seed and limits; compare digests.",
+        ),
+    ] = False,
+) -> None:
+    """Render, verify or re-run a match from its replay log.
+
+    With no option: the whole match, hand by hand. Exit status: 0 when all is well, 1 when
+    verification or a re-run disagrees, 2 when the file cannot be read as a replay log.
+    """
+    from referee.errors import LogError, RefereeError, VerificationError
+    from referee.log import read_log
+
+    modes = [seat is not None, public, verify, json_output, rerun]
+    if sum(modes) > 1:
+        raise _fail("choose one of --seat, --public, --verify, --json, --rerun")
+    try:
+        replay_log = read_log(log)
+    except LogError as exc:
+        raise _fail(str(exc)) from None
+    try:
+        if verify:
+            _verify(replay_log)
+        elif json_output:
+            from referee.records import canonical_json
+            from referee.verify import game_record
+
+            if replay_log.truncated or replay_log.broken_at:
+                raise _fail(
+                    f"{log} is truncated or altered, so no game digest stands for it;"
+                    " --verify says where"
+                )
+
+            typer.echo(canonical_json(game_record(replay_log.records)).decode())
+        elif rerun:
+            _rerun(replay_log)
+        else:
+            from referee import render
+
+            if seat is not None:
+                lines = render.seat_lines(replay_log, seat.value)
+            elif public:
+                lines = render.public_lines(replay_log)
+            else:
+                lines = render.match_lines(replay_log)
+            for line in lines:
+                typer.echo(line)
+    except VerificationError as exc:
+        typer.echo(f"verification failed: {exc}", err=True)
+        raise typer.Exit(1) from None
+    except RefereeError as exc:
+        raise _fail(f"{log}: the log does not follow the rules ({exc}); run --verify") from None
+
+
+def _verify(replay_log: LogFile) -> None:
+    from referee.rules.contract import side_name
+    from referee.verify import verify
+
+    result = verify(replay_log)
+    winner = side_name(result.winner) if result.winner else "nobody"
+    typer.echo(
+        f"verified: {result.records} records, {result.hands} hands, {winner} wins"
+        f" ({result.end}), A+C {result.marks['AC']}, B+D {result.marks['BD']}"
+    )
+    typer.echo(f"game digest: {result.game_digest}")
+    typer.echo(f"log digest:  {result.log_digest}")
+
+
+def _rerun(replay_log: LogFile) -> None:
+    from referee.records import MatchEndRecord
+    from referee.settings import MatchSettings
+
+    header = replay_log.header
+    settings = MatchSettings.from_log(header.seed, header.limits, header.max_hands)
+    end = replay_log.records[-1]
+    logged = end.game_digest if isinstance(end, MatchEndRecord) else None
+    new_log = replay_log.path.with_name(replay_log.path.stem + ".rerun.jsonl")
+    if new_log.exists():
+        raise _fail(f"{new_log} exists (an earlier re-run): remove it first")
+    outcome = _play(settings, header.bots, new_log)
+    typer.echo(f"logged game digest: {logged or '(none: the log is truncated)'}")
+    typer.echo(f"rerun game digest:  {outcome.game_digest}  (log: {new_log})")
+    if outcome.game_digest != logged:
+        typer.echo("rerun: the game differs (are the bots deterministic?)", err=True)
+        raise typer.Exit(1)
+    typer.echo("rerun: same game")
+
+
+@app.command("tournament")
+def tournament_command(
+    config: Annotated[
+        Path | None,
+        typer.Argument(
+            help="A TOML file with the entrants (a bot table each: name, command) and the"
+            " options; options given here override it.",
+            show_default=False,
+        ),
+    ] = None,
+    bot: Annotated[
+        list[str] | None,
+        typer.Option(help="An entrant: NAME=COMMAND (repeat). Its program plays both seats."),
+    ] = None,
+    seeds: Annotated[
+        int | None, typer.Option(min=1, help="Deal seeds; each pairing plays each in duplicate.")
+    ] = None,
+    seed: Annotated[
+        int | None,
+        typer.Option(
+            min=0, max=2**64 - 1, help="Tournament seed: the deal seeds. Random if absent."
+        ),
+    ] = None,
+    format: Annotated[
+        str | None, typer.Option(help="round-robin (every pair) or gauntlet (first vs each).")
+    ] = None,
+    jobs: Annotated[
+        int | None, typer.Option(min=1, help="Matches at once. Default: one per core.")
+    ] = None,
+    results: Annotated[
+        Path | None,
+        typer.Option(help="Results file (JSON lines). Default: tournament/results.jsonl."),
+    ] = None,
+    logs: Annotated[
+        Path | None, typer.Option(help="Directory for the match logs. Default: beside results.")
+    ] = None,
+    resume: Annotated[
+        bool, typer.Option("--resume", help="Play only the matches missing from the results.")
+    ] = False,
+    dask: Annotated[
+        str | None,
+        typer.Option(help="Run on a Dask cluster: a scheduler address, or 'local' to start one."),
+    ] = None,
+    sprt: Annotated[
+        str | None,
+        typer.Option(help="ELO0,ELO1: stop when the sequential test decides (two entrants)."),
+    ] = None,
+    alpha: Annotated[float | None, typer.Option(help="SPRT false positive rate (0.05).")] = None,
+    beta: Annotated[float | None, typer.Option(help="SPRT false negative rate (0.05).")] = None,
+    move_timeout: Annotated[
+        float | None, typer.Option(min=0.001, max=3600, help="Seconds per decision.")
+    ] = None,
+    startup_timeout: Annotated[
+        float | None, typer.Option(min=0.001, max=3600, help="Seconds to answer hello.")
+    ] = None,
+    time_bank: Annotated[
+        float | None, typer.Option(min=0, max=86400, help="Extra seconds per seat and match.")
+    ] = None,
+    max_rejections: Annotated[
+        int | None, typer.Option(min=1, max=1000, help="The Nth refused answer is a fault.")
+    ] = None,
+    on_fault: Annotated[OnFault | None, typer.Option(help="forfeit or random.")] = None,
+    max_strikes: Annotated[
+        int | None, typer.Option(min=0, max=1000, help="Strikes allowed under random.")
+    ] = None,
+    max_hands: Annotated[
+        int | None, typer.Option(min=1, max=1_000_000, help="Hands before a match is unfinished.")
+    ] = None,
+    json_output: Annotated[
+        bool, typer.Option("--json", help="Print the standings as JSON on stdout.")
+    ] = False,
+) -> None:
+    """Play many matches between entrants, in duplicate, in parallel; print the standings.
+
+    Each pairing plays every deal seed twice, once with each entrant as A+C, so the luck of
+    the deal cancels out. Results are appended to the results file as matches end.
+    """
+    from referee.tournament.command import Options, TournamentError, run
+
+    limits = {
+        key: value
+        for key, value in {
+            "move_timeout": move_timeout,
+            "startup_timeout": startup_timeout,
+            "time_bank": time_bank,
+            "max_rejections": max_rejections,
+            "on_fault": on_fault.value if on_fault else None,
+            "max_strikes": max_strikes,
+            "max_hands": max_hands,
+        }.items()
+        if value is not None
+    }
+    options = Options(
+        config=config,
+        bots=bot,
+        seeds=seeds,
+        seed=seed,
+        format=format,
+        jobs=jobs,
+        results=results,
+        logs=logs,
+        resume=resume,
+        dask=dask,
+        sprt=sprt,
+        alpha=alpha,
+        beta=beta,
+        json_output=json_output,
+        limits=limits,
+    )
+    try:
+        status = run(options)
+    except TournamentError as exc:
+        raise _fail(str(exc)) from None
+    raise typer.Exit(status)
+
+
+@bench_app.command("engine")
+def bench_engine(
+    hands: Annotated[int, typer.Option(min=1, help="How many hands to play.")] = 50_000,
+    seed: Annotated[int, typer.Option(min=0, help="First match seed (and the chooser's).")] = 1,
+    views: Annotated[
+        bool, typer.Option("--views", help="Also build the seat's view for each decision.")
+    ] = False,
+) -> None:
+    """Play random legal actions through the rules engine's public API; report hands/s."""
+    from referee.bench import engine
+
+    result = engine.run(hands, seed, views=views)
+    typer.echo(
+        f"played {result.hands} hands ({result.matches} matches, {result.actions} actions)"
+        f" in {result.seconds:.2f} s on one core"
+    )
+    typer.echo(f"{result.microseconds_per_action:.2f} µs per action (legal actions + apply)")
+    typer.echo(
+        f"target: {engine.TARGET_HANDS_PER_SECOND:,} hands/s;"
+        f" {result.hands_per_second / engine.TARGET_HANDS_PER_SECOND:.0%} of it"
+    )
+    typer.echo(f"engine: {result.hands_per_second:.0f} hands/s")
+
+
+@bench_app.command("referee")
+def bench_referee(
+    matches: Annotated[int, typer.Option(min=1, help="How many matches to play.")] = 50,
+    seed: Annotated[int, typer.Option(min=0, help="First match seed.")] = 1,
+) -> None:
+    """Matches between instant bots through the real referee, against the raw pipe rate."""
+    from referee.bench import referee
+
+    result = referee.run(matches, seed)
+    typer.echo(
+        f"raw pipe: {result.raw_per_second:.0f} round trips/s"
+        f" ({result.raw_round_trips} act lines echoed by a Python process)"
+    )
+    typer.echo(
+        f"referee: {result.matches} matches, {result.decisions} decisions"
+        f" in {result.seconds:.2f} s of play (start-up excluded)"
+    )
+    share = result.decisions_per_second / result.raw_per_second
+    typer.echo(f"target: {referee.TARGET_SHARE:.0%} of the raw pipe rate")
+    typer.echo(
+        f"referee: {result.decisions_per_second:.0f} decisions/s ({share:.0%} of raw pipe rate)"
+    )
+
+
+@bench_app.command("tournament")
+def bench_tournament(
+    seeds: Annotated[
+        int, typer.Option(min=1, help="Deal seeds (two matches each) per measurement.")
+    ] = 30,
+) -> None:
+    """Matches per second between instant bots through the tournament runner, 1 and 2 jobs."""
+    from referee.bench import tournament
+
+    def busy(result: tournament.TournamentBench) -> str:
+        if result.busy_cores is None:
+            return ""
+        return f" ({result.busy_cores:.2f} of {tournament.cores()} cores busy)"
+
+    one = tournament.run(seeds, jobs=1)
+    typer.echo(f"jobs=1: {one.matches} matches in {one.seconds:.2f} s{busy(one)}")
+    two = tournament.run(seeds, jobs=2)
+    typer.echo(f"jobs=2: {two.matches} matches in {two.seconds:.2f} s{busy(two)}")
+    if one.busy_cores:
+        limit = min(2.0, tournament.cores() / one.busy_cores)
+        typer.echo(f"limit: {limit:.2f} x jobs=1 (the cores jobs=1 leaves idle)")
+    speedup = two.matches_per_second / one.matches_per_second
+    typer.echo(
+        f"tournament: {two.matches_per_second:.1f} matches/s at jobs=2 ({speedup:.2f} x jobs=1)"
+    )
+
+
+@app.command("schema")
+def schema_command(
+    check: Annotated[
+        bool, typer.Option("--check", help="Only check that the files are up to date.")
+    ] = False,
+) -> None:
+    """Write the JSON Schemas of the protocol and the replay log into protocol/."""
+    from referee.schema import PROTOCOL_DIR, SCHEMA_FILES, render
+
+    stale = []
+    for name, make in SCHEMA_FILES.items():
+        path = PROTOCOL_DIR / name
+        text = render(make())
+        if path.exists() and path.read_text() == text:
+            continue
+        stale.append(name)
+        if not check:
+            path.write_text(text)
+            typer.echo(f"wrote {path}")
+    if check and stale:
+        raise _fail(f"stale: {', '.join(stale)}; run 'referee schema' to regenerate")
