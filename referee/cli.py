@@ -16,7 +16,8 @@ from referee import __version__
 if TYPE_CHECKING:
     from referee.log import LogFile
     from referee.rules.tiles import Seat
-    from referee.settings import MatchSettings
+    from referee.sandbox.policy import SandboxPlan
+    from referee.settings import MatchLimits, MatchSettings
     from referee.table import MatchOutcome
 
 app = typer.Typer(
@@ -69,6 +70,48 @@ def _bundled_bot(name: str) -> str:
 def _fail(message: str) -> typer.Exit:
     typer.echo(f"referee: {message}", err=True)
     return typer.Exit(2)
+
+
+class Sandbox(StrEnum):
+    auto = "auto"
+    strict = "strict"
+    off = "off"
+
+
+SANDBOX_HELP = (
+    "auto: every sandbox layer this machine has (one line says which); strict: refuse to start"
+    " without the layers a competition needs; off: bots run as you, in their own process group."
+)
+ALLOW_HELP = "A file or directory every bot may read (repeat), e.g. a model file or a library."
+
+
+def _sandbox_plan(
+    mode: Sandbox,
+    allow: list[Path] | None,
+    limits: MatchLimits,
+    commands: dict[Seat, str],
+    secrets: list[Path],
+) -> SandboxPlan:
+    """Decide the sandbox, say it on stderr in one line (and any warning), exit 2 under
+    ``strict`` when a protection is missing."""
+    from referee.errors import SandboxRefused
+    from referee.sandbox.policy import plan
+    from referee.settings import SandboxSettings
+
+    missing = [str(path) for path in allow or [] if not path.exists()]
+    if missing:
+        raise _fail(f"--sandbox-allow {missing[0]}: no such file or directory")
+    settings = SandboxSettings(
+        mode=mode.value, allow=tuple(str(path.resolve()) for path in allow or [])
+    )
+    try:
+        sandbox = plan(settings, limits, commands, secrets)
+    except SandboxRefused as exc:
+        raise _fail(str(exc)) from None
+    typer.echo(sandbox.report.summary(), err=True)
+    for warning in sandbox.warnings:
+        typer.echo(f"warning: {warning}", err=True)
+    return sandbox
 
 
 class SeatName(StrEnum):
@@ -135,6 +178,23 @@ def match_command(
         int,
         typer.Option(min=1024, max=1 << 30, help="Longest line a bot may send; longer is a fault."),
     ] = 1 << 20,
+    sandbox: Annotated[Sandbox, typer.Option(help=SANDBOX_HELP)] = Sandbox.auto,
+    sandbox_allow: Annotated[
+        list[Path] | None, typer.Option(metavar="PATH", help=ALLOW_HELP, show_default=False)
+    ] = None,
+    memory_limit: Annotated[
+        int, typer.Option(min=16, max=1 << 20, help="MiB of memory per seat (sandbox bound).")
+    ] = 1024,
+    cpu_limit: Annotated[
+        int,
+        typer.Option(min=1, max=1 << 20, help="CPU seconds per bot process (sandbox bound)."),
+    ] = 600,
+    max_processes: Annotated[
+        int,
+        typer.Option(
+            min=1, max=1 << 16, help="Processes and threads per seat's tree (sandbox bound)."
+        ),
+    ] = 128,
     json_output: Annotated[
         bool, typer.Option("--json", help="Print one JSON object with the outcome on stdout.")
     ] = False,
@@ -145,6 +205,7 @@ def match_command(
     arguments; 1 if the referee itself failed.
     """
 
+    from referee.files import private_directory
     from referee.rules.deal import MAX_SEED
     from referee.runner import default_log_path, random_seed, seat_commands
     from referee.settings import MatchSettings
@@ -166,15 +227,19 @@ def match_command(
         max_strikes=max_strikes,
         max_hands=max_hands,
         max_line_bytes=max_line_bytes,
+        memory_mb=memory_limit,
+        cpu_seconds=cpu_limit,
+        max_processes=max_processes,
     )
     log_path = log or default_log_path()
     if log_path.exists():
         raise _fail(f"{log_path} already exists: choose another --log or remove it")
     try:
-        log_path.parent.mkdir(parents=True, exist_ok=True)
+        private_directory(log_path.parent)
     except OSError as exc:
         raise _fail(f"cannot create {log_path.parent}: {exc.strerror or exc}") from None
-    outcome = _play(settings, commands, log_path)
+    plan = _sandbox_plan(sandbox, sandbox_allow, settings, commands, [log_path.parent])
+    outcome = _play(settings, commands, log_path, plan)
     if json_output:
         typer.echo(msgspec.json.encode(outcome).decode())
         return
@@ -183,7 +248,9 @@ def match_command(
     print_outcome(outcome, commands)
 
 
-def _play(settings: MatchSettings, commands: dict[Seat, str], log_path: Path) -> MatchOutcome:
+def _play(
+    settings: MatchSettings, commands: dict[Seat, str], log_path: Path, sandbox: SandboxPlan
+) -> MatchOutcome:
     """Run a match in the foreground; Ctrl-C, SIGTERM and SIGHUP end it cleanly (exit 130,
     143, 129), and a failure of the referee itself exits 1 with one line — never a traceback."""
     import trio
@@ -191,7 +258,7 @@ def _play(settings: MatchSettings, commands: dict[Seat, str], log_path: Path) ->
     from referee.runner import Terminated, interrupted, leaf_error, run_match_in_foreground
 
     try:
-        return trio.run(run_match_in_foreground, settings, commands, log_path)
+        return trio.run(run_match_in_foreground, settings, commands, log_path, sandbox)
     except BaseException as exc:
         if interrupted(exc):
             cause = leaf_error(exc)
@@ -238,6 +305,13 @@ def replay_command(
             help="Play the match again with the logged bots, seed and limits; compare digests.",
         ),
     ] = False,
+    sandbox: Annotated[Sandbox, typer.Option(help="With --rerun: " + SANDBOX_HELP)] = (
+        Sandbox.auto
+    ),
+    sandbox_allow: Annotated[
+        list[Path] | None,
+        typer.Option(metavar="PATH", help="With --rerun: " + ALLOW_HELP, show_default=False),
+    ] = None,
 ) -> None:
     """Render, verify or re-run a match from its replay log.
 
@@ -269,7 +343,7 @@ def replay_command(
 
             typer.echo(canonical_json(game_record(replay_log.records)).decode())
         elif rerun:
-            _rerun(replay_log)
+            _rerun(replay_log, sandbox, sandbox_allow)
         else:
             from referee import render
 
@@ -302,18 +376,27 @@ def _verify(replay_log: LogFile) -> None:
     typer.echo(f"log digest:  {result.log_digest}")
 
 
-def _rerun(replay_log: LogFile) -> None:
+def _rerun(replay_log: LogFile, sandbox: Sandbox, allow: list[Path] | None) -> None:
     from referee.records import MatchEndRecord
     from referee.settings import MatchSettings
 
     header = replay_log.header
     settings = MatchSettings.from_log(header.seed, header.limits, header.max_hands)
+    if header.sandbox is not None and header.sandbox.memory_mb:  # the bounds it was played under
+        settings = msgspec.structs.replace(
+            settings,
+            memory_mb=header.sandbox.memory_mb,
+            cpu_seconds=header.sandbox.cpu_seconds,
+            max_processes=header.sandbox.max_processes,
+            file_size_mb=header.sandbox.file_size_mb,
+        )
     end = replay_log.records[-1]
     logged = end.game_digest if isinstance(end, MatchEndRecord) else None
     new_log = replay_log.path.with_name(replay_log.path.stem + ".rerun.jsonl")
     if new_log.exists():
         raise _fail(f"{new_log} exists (an earlier re-run): remove it first")
-    outcome = _play(settings, header.bots, new_log)
+    plan = _sandbox_plan(sandbox, allow, settings, header.bots, [new_log.parent])
+    outcome = _play(settings, header.bots, new_log, plan)
     typer.echo(f"logged game digest: {logged or '(none: the log is truncated)'}")
     typer.echo(f"rerun game digest:  {outcome.game_digest}  (log: {new_log})")
     if outcome.game_digest != logged:

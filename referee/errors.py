@@ -14,6 +14,7 @@
     ├── SeedError                   a seed outside 0 .. 2**64-1
     ├── LogError                    a file that cannot be read as a replay log
     ├── VerificationError           a replay log that disagrees with the rules or itself
+    ├── SandboxRefused              --sandbox strict, and a protection is missing
     └── BotError                    a bot broke the protocol (always recorded with its seat)
         ├── Rejection               an answer refused; the bot may try again
         │   ├── InvalidUtf8
@@ -26,7 +27,12 @@
             ├── BotCrashed          the bot exited or closed its stdout
             ├── BotNotReading       the bot stopped reading its stdin
             ├── LineTooLong         a line over the size bound, discarded unread
-            └── TooManyRejections   ``max_rejections`` refused answers for one decision
+            ├── TooManyRejections   ``max_rejections`` refused answers for one decision
+            └── ResourceLimit       the bot went over a sandbox bound and was stopped
+                ├── MemoryLimit
+                ├── CpuLimit
+                ├── FileSizeLimit
+                └── ProcessLimit
 
 The class name of an illegal action or a bot error is also its *reason code*: ``reason_code`` turns
 ``MustFollowSuit`` into ``"must_follow_suit"``, the string written to logs and sent to bots.
@@ -100,6 +106,10 @@ class VerificationError(RefereeError):
         self.line = line
 
 
+class SandboxRefused(RefereeError):
+    """``--sandbox strict`` and a protection a competition needs is missing; says which."""
+
+
 class BotError(RefereeError):
     """A bot broke the protocol."""
 
@@ -167,6 +177,26 @@ class LineTooLong(BotFault):
 
 class TooManyRejections(BotFault):
     """The bot's answers to one decision were refused ``max_rejections`` times."""
+
+
+class ResourceLimit(BotFault):
+    """The bot went over one of its sandbox bounds and was stopped."""
+
+
+class MemoryLimit(ResourceLimit):
+    """The bot's processes reached the memory bound."""
+
+
+class CpuLimit(ResourceLimit):
+    """A process of the bot used up its CPU seconds."""
+
+
+class FileSizeLimit(ResourceLimit):
+    """The bot wrote a file over the size bound."""
+
+
+class ProcessLimit(ResourceLimit):
+    """The bot's tree reached its bound on processes and threads."""
 
 
 def reason_code(error: type[BaseException] | BaseException) -> str:

@@ -18,12 +18,16 @@ import signal
 import subprocess
 from contextlib import suppress
 from pathlib import Path
-from typing import BinaryIO, Final
+from typing import TYPE_CHECKING, BinaryIO, Final
 
 import trio
 
-from referee.errors import BotStartFailed
+from referee.errors import BotFault, BotStartFailed
+from referee.files import private_file
 from referee.rules.tiles import Seat
+
+if TYPE_CHECKING:
+    from referee.sandbox.jail import SeatJail
 
 #: Seconds a bot has to exit by itself after its stdin closes (it has been told match_end).
 EXIT_GRACE: Final = 0.5
@@ -39,15 +43,17 @@ class StderrSink:
         self.limit = limit
         self.written = 0
         self.dropped = 0
+        self._tail = b""  # the last bytes, for the fault's detail
         self._file: BinaryIO | None = None  # opened at the first byte: most bots write none
 
     def write(self, data: bytes | bytearray) -> None:
+        self._tail = (self._tail + bytes(data[-400:]))[-400:]
         room = self.limit - self.written
         kept = data[: max(room, 0)]
         if kept and self.path is not None:
             try:
                 if self._file is None:
-                    self._file = self.path.open("wb")
+                    self._file = private_file(self.path)
                 self._file.write(kept)
                 self._file.flush()
             except OSError:
@@ -56,6 +62,11 @@ class StderrSink:
                 kept = b""
         self.written += len(kept)
         self.dropped += len(data) - len(kept)
+
+    def last_line(self) -> str:
+        """The last non-empty line the bot wrote to stderr, cut to 200 characters."""
+        lines = [line for line in self._tail.splitlines() if line.strip()]
+        return lines[-1].decode("utf-8", "replace")[-200:] if lines else ""
 
     def close(self) -> None:
         if self._file is None:
@@ -70,22 +81,85 @@ class StderrSink:
         self._file = None
 
 
-class BotProcess:
-    """One running bot: its pipes, its process group, and its stderr copy."""
+class Child:
+    """A started process, waited for through a pidfd (the trio loop sleeps until it exits).
 
-    def __init__(self, seat: Seat, command: str, process: trio.Process, sink: StderrSink) -> None:
+    Bots are started with ``subprocess.Popen`` in the referee's own thread rather than in a
+    worker thread (as ``trio.lowlevel.open_process`` does): the parent-death signal of a
+    sandboxed bot fires when the thread that started it exits, and this thread lives as long
+    as the referee.
+    """
+
+    def __init__(self, popen: subprocess.Popen[bytes]) -> None:
+        self.popen = popen
+        self.pid = popen.pid
+        self._waiting = False
+        try:
+            self._pidfd: int | None = os.pidfd_open(popen.pid)
+        except OSError:
+            self._pidfd = None
+
+    @property
+    def returncode(self) -> int | None:
+        return self.popen.poll()
+
+    async def wait(self) -> int:
+        while self.popen.poll() is None:
+            if self._pidfd is not None and not self._waiting:
+                self._waiting = True  # one task at a time may wait on a descriptor
+                try:
+                    await trio.lowlevel.wait_readable(self._pidfd)
+                finally:
+                    self._waiting = False
+            else:
+                await trio.sleep(0.01)
+        self.close()
+        return self.popen.returncode
+
+    def close(self) -> None:
+        if self._pidfd is not None and not self._waiting:
+            os.close(self._pidfd)
+            self._pidfd = None
+
+
+def exit_status(returncode: int | None) -> str:
+    """``-9`` -> ``"killed by SIGKILL"``; ``3`` -> ``"exit status 3"``."""
+    if returncode is None:
+        return "still running"
+    if returncode < 0:
+        try:
+            return f"killed by {signal.Signals(-returncode).name}"
+        except ValueError:
+            return f"killed by signal {-returncode}"
+    return f"exit status {returncode}"
+
+
+class BotProcess:
+    """One running bot: its pipes, its process group, its sandbox and its stderr copy."""
+
+    def __init__(
+        self, seat: Seat, command: str, process: Child, streams: tuple[int, int, int],
+        sink: StderrSink, jail: SeatJail | None,
+    ) -> None:  # fmt: skip
         self.seat = seat
         self.command = command
         self.process = process
         self.stderr = sink
+        self.jail = jail
         self.pgid = process.pid  # the leader of a new session: its pid is the group id
-        assert process.stdin is not None and process.stdout is not None
-        self.stdin: trio.abc.SendStream = process.stdin
-        self.stdout: trio.abc.ReceiveStream = process.stdout
+        stdin, stdout, stderr = streams
+        self.stdin: trio.abc.SendStream = trio.lowlevel.FdStream(stdin)
+        self.stdout: trio.abc.ReceiveStream = trio.lowlevel.FdStream(stdout)
+        self._stderr_stream = trio.lowlevel.FdStream(stderr)
 
     @classmethod
-    async def start(
-        cls, seat: Seat, command: str, stderr_path: Path | None, stderr_limit: int
+    def start(
+        cls,
+        seat: Seat,
+        command: str,
+        stderr_path: Path | None,
+        stderr_limit: int,
+        jail: SeatJail | None = None,
     ) -> BotProcess:
         """Start ``command`` (split as a shell would) or raise ``BotStartFailed`` saying why."""
         try:
@@ -94,22 +168,45 @@ class BotProcess:
             raise BotStartFailed(f"cannot split the command {command!r}: {exc}") from exc
         if not argv:
             raise BotStartFailed("the bot command is empty")
+        stdin_read, stdin_write = os.pipe()
+        stdout_read, stdout_write = os.pipe()
+        stderr_read, stderr_write = os.pipe()
+        theirs = [stdin_read, stdout_write, stderr_write]
+        ours = [stdin_write, stdout_read, stderr_read]
         try:
-            process = await trio.lowlevel.open_process(
+            popen = subprocess.Popen(
                 argv,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
+                stdin=theirs[0],
+                stdout=theirs[1],
+                stderr=theirs[2],
                 start_new_session=True,
+                preexec_fn=None if jail is None else jail.enter,
+                env=None if jail is None else jail.environment(),
             )
-        except OSError as exc:
-            raise BotStartFailed(f"cannot start {argv[0]!r}: {exc.strerror or exc}") from exc
-        return cls(seat, command, process, StderrSink(stderr_path, stderr_limit))
+        except (OSError, subprocess.SubprocessError) as exc:
+            for fd in ours:
+                os.close(fd)
+            what = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+            hint = ""
+            if jail is not None and isinstance(exc, PermissionError):
+                hint = (
+                    " (the sandbox allows the bot only its runtime, its own files and"
+                    " --sandbox-allow PATH)"
+                )
+            raise BotStartFailed(f"cannot start {argv[0]!r}: {what}{hint}") from exc
+        finally:
+            for fd in theirs:
+                os.close(fd)
+        if jail is not None:
+            jail.started(popen.pid)
+        return cls(
+            seat, command, Child(popen), (ours[0], ours[1], ours[2]),
+            StderrSink(stderr_path, stderr_limit), jail,
+        )  # fmt: skip
 
     async def drain_stderr(self) -> None:
         """Copy stderr until the bot closes it (run as a background task)."""
-        stream = self.process.stderr
-        assert stream is not None
+        stream = self._stderr_stream
         with suppress(trio.BrokenResourceError, trio.ClosedResourceError):
             while data := await stream.receive_some(65536):
                 self.stderr.write(data)
@@ -143,11 +240,33 @@ class BotProcess:
                         else:
                             await trio.sleep(0.02)
             self._signal_group(signal.SIGKILL)
+            if self.jail is not None:
+                self.jail.kill()
             await self.process.wait()
-            for stream in (self.process.stdout, self.process.stderr):
-                if stream is not None:
-                    with suppress(OSError, trio.ClosedResourceError):
-                        await stream.aclose()
+            for stream in (self.stdout, self._stderr_stream):
+                with suppress(OSError, trio.ClosedResourceError):
+                    await stream.aclose()
             self.stderr.close()
             code = self.process.returncode
+            if self.jail is not None:
+                with trio.move_on_after(TERM_GRACE):
+                    while not self.jail.release(self.pgid):
+                        self.jail.kill()
+                        await trio.sleep(0.005)
         return code
+
+    async def explain(self, fault: BotFault) -> BotFault:
+        """The fault a bot that went away is charged with: its sandbox bound when one stopped
+        it, else ``fault`` with how it ended and the last line of its stderr."""
+        with trio.move_on_after(0.5):
+            await self.process.wait()
+        code = self.process.returncode
+        if self.jail is not None:
+            precise = self.jail.explain(fault, code)
+            if precise is not fault:
+                return precise
+        if code is None:
+            return fault
+        tail = self.stderr.last_line()
+        said = f"; its stderr ends: {tail!r}" if tail else ""
+        return type(fault)(f"{fault} ({exit_status(code)}{said})")

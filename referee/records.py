@@ -20,6 +20,7 @@ from referee.messages import Limits
 from referee.rules.actions import Action
 from referee.rules.contract import HandResult
 from referee.rules.tiles import Partnership, Seat, Tile
+from referee.sandbox.policy import SandboxReport
 from referee.settings import Penalty
 
 LOG_VERSION: Final = 1
@@ -113,6 +114,8 @@ class Header(_Record, frozen=True, tag="header"):
     limits: Limits
     max_hands: int
     timing: Timing
+    #: The sandbox layers each seat ran under, and why any was off (absent in older logs).
+    sandbox: SandboxReport | None = None
 
 
 class BotReady(_Record, frozen=True, tag="ready"):

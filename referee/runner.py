@@ -16,11 +16,15 @@ import msgspec
 import trio
 
 from referee.connection import BotConnection
-from referee.errors import BotStartFailed
+from referee.errors import BotFault, BotStartFailed
+from referee.files import private_directory, private_file
 from referee.log import LogWriter
 from referee.process import BotProcess
 from referee.rules.tiles import SEATS, Seat
-from referee.settings import MatchSettings
+from referee.sandbox.jail import MatchJails
+from referee.sandbox.policy import SandboxPlan
+from referee.sandbox.policy import plan as plan_sandbox
+from referee.settings import MatchSettings, SandboxSettings
 from referee.table import MatchOutcome, Table
 
 BUNDLED_BOTS = Path(__file__).resolve().parent.parent / "example_bots"
@@ -65,7 +69,10 @@ class Terminated(Exception):
 
 
 async def run_match_in_foreground(
-    settings: MatchSettings, commands: dict[Seat, str], log_path: Path
+    settings: MatchSettings,
+    commands: dict[Seat, str],
+    log_path: Path,
+    sandbox: SandboxPlan | None = None,
 ) -> MatchOutcome:
     """``run_match`` for a command line: SIGTERM and SIGHUP end it like Ctrl-C does (the bots
     are closed and the log ends with ``interrupted``) and then raise ``Terminated``."""
@@ -77,7 +84,7 @@ async def run_match_in_foreground(
                     raise Terminated(signum)
 
             nursery.start_soon(watch)
-            outcome = await run_match(settings, commands, log_path)
+            outcome = await run_match(settings, commands, log_path, sandbox)
             nursery.cancel_scope.cancel()
     return outcome
 
@@ -92,26 +99,39 @@ def seat_commands(commands: list[str]) -> dict[Seat, str]:
 
 
 async def run_match(
-    settings: MatchSettings, commands: dict[Seat, str], log_path: Path
+    settings: MatchSettings,
+    commands: dict[Seat, str],
+    log_path: Path,
+    sandbox: SandboxPlan | None = None,
 ) -> MatchOutcome:
-    """Start the four bots, play the match, close every bot; the log is ``log_path``."""
-    log_path.parent.mkdir(parents=True, exist_ok=True)
+    """Start the four bots, play the match, close every bot; the log is ``log_path``.
+
+    ``sandbox`` is what the bots run under; by default every layer this machine has."""
+    if sandbox is None:
+        sandbox = plan_sandbox(SandboxSettings(), settings, commands, [log_path.parent])
+    private_directory(log_path.parent)
     for seat in SEATS:  # a previous match's stderr under this name would mislead
         stderr_path(log_path, seat).unlink(missing_ok=True)
-    with log_path.open("wb") as log_file:
+    jails = MatchJails(sandbox)
+    with private_file(log_path) as log_file:
         log = LogWriter(log_file)
         bots: dict[Seat, BotProcess] = {}
         failures: dict[Seat, BotStartFailed] = {}
         table: Table | None = None
+
+        async def explain(seat: Seat, fault: BotFault) -> BotFault:
+            return await bots[seat].explain(fault)
+
         async with trio.open_nursery() as nursery:
             try:
                 for seat in SEATS:
                     try:
-                        bots[seat] = await BotProcess.start(
+                        bots[seat] = BotProcess.start(
                             seat,
                             commands[seat],
                             stderr_path(log_path, seat),
                             settings.stderr_limit,
+                            jails.jail(seat),
                         )
                     except BotStartFailed as exc:
                         failures[seat] = exc
@@ -121,7 +141,9 @@ async def run_match(
                     seat: BotConnection(seat, bot.stdin, bot.stdout, settings.max_line_bytes)
                     for seat, bot in bots.items()
                 }
-                table = Table(settings, connections, log, commands, failures)
+                table = Table(
+                    settings, connections, log, commands, failures, sandbox.report, explain
+                )
                 outcome = await table.play()
             except BaseException as exc:
                 if table is not None:
@@ -138,5 +160,6 @@ async def run_match(
                     async with trio.open_nursery() as closing:
                         for bot in bots.values():
                             closing.start_soon(bot.close)
+                jails.close()
                 nursery.cancel_scope.cancel()  # stderr readers of bots whose pipes stay open
     return msgspec.structs.replace(outcome, log=str(log_path))

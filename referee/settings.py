@@ -9,6 +9,9 @@ import msgspec
 from referee.messages import Limits
 
 FaultPolicy = Literal["forfeit", "random"]
+#: ``auto``: every sandbox layer the machine has; ``strict``: refuse to start without the
+#: layers a competition needs; ``off``: bots run as the operator, each in its own group.
+SandboxMode = Literal["auto", "strict", "off"]
 #: What a fault cost: the match, or a forced random action and a strike.
 Penalty = Literal["forfeit", "random"]
 
@@ -45,9 +48,27 @@ class MatchLimits(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
     max_line_bytes: Annotated[int, msgspec.Meta(ge=1024, le=1 << 30)] = 1 << 20
     #: Bytes of each bot's stderr kept beside the log.
     stderr_limit: Annotated[int, msgspec.Meta(ge=0)] = 1 << 20
+    #: Sandbox bounds per seat. Memory: MiB of data segment per process, and of the whole
+    #: tree where a control group can be made.
+    memory_mb: Annotated[int, msgspec.Meta(ge=16, le=1 << 20)] = 1024
+    #: CPU seconds per process of the bot (a runaway child is stopped; thinking time is bounded
+    #: by the move clock).
+    cpu_seconds: Annotated[int, msgspec.Meta(ge=1, le=1 << 20)] = 600
+    #: Processes and threads of the bot's tree (node starts 7 threads, a JVM about 20).
+    max_processes: Annotated[int, msgspec.Meta(ge=1, le=1 << 16)] = 128
+    #: Largest file the bot may write, in MiB.
+    file_size_mb: Annotated[int, msgspec.Meta(ge=0, le=1 << 20)] = 64
 
     def for_seed(self, seed: int) -> MatchSettings:
         return MatchSettings(seed=seed, **msgspec.structs.asdict(self))
+
+
+class SandboxSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """How bots are confined (the bounds are match limits, since they shape the game)."""
+
+    mode: SandboxMode = "auto"
+    #: Extra paths every bot may read (files or directories, and what is beneath them).
+    allow: tuple[str, ...] = ()
 
 
 class MatchSettings(MatchLimits, frozen=True, kw_only=True, forbid_unknown_fields=True):

@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import time
 from collections import Counter
+from collections.abc import Awaitable, Callable
 from typing import Final
 
 import msgspec
@@ -71,7 +72,11 @@ from referee.rules import Action, HandEnded, HandStarted, Match, MatchEnded, Tri
 from referee.rules.contract import side_name
 from referee.rules.deal import Stream
 from referee.rules.tiles import OPPONENTS_OF, PARTNERSHIP_OF, SEATS, Partnership, Seat
+from referee.sandbox.policy import SandboxReport
 from referee.settings import MatchSettings, Penalty, penalty
+
+#: How the runner explains a bot's going away: ``(seat, fault) -> the fault to charge``.
+Explain = Callable[[Seat, BotFault], Awaitable[BotFault]]
 
 #: Answers with a stale or wrong id ignored for one decision before the flood is a fault
 #: (each is logged, so this also bounds the log).
@@ -100,6 +105,8 @@ class MatchOutcome(msgspec.Struct, frozen=True):
     #: Seconds from the first deal to the end (bot start-up excluded).
     play_seconds: float
     log: str | None = None
+    #: The sandbox layers the bots ran under.
+    sandbox: SandboxReport | None = None
 
 
 class _MatchOver(Exception):
@@ -137,6 +144,8 @@ class Table:
         log: LogWriter,
         commands: dict[Seat, str],
         start_failures: dict[Seat, BotStartFailed] | None = None,
+        sandbox: SandboxReport | None = None,
+        explain: Explain | None = None,
     ) -> None:
         self.settings = settings
         self.connections = connections
@@ -147,6 +156,9 @@ class Table:
         self.strikes: dict[Seat, int] = dict.fromkeys(SEATS, 0)
         self.bank: dict[Seat, float] = dict.fromkeys(SEATS, settings.time_bank)
         self.dead: dict[Seat, BotFault] = dict(start_failures or {})
+        self.sandbox = sandbox
+        #: Turns a bot's going away into its precise fault (a sandbox bound, its exit status).
+        self.explain = explain
         self.pending: dict[Seat, list[PublicEvent]] = {seat: [] for seat in SEATS}
         # hand_end lines wait here and go out in the same write as the seat's next message:
         # one write and one wake-up of the bot fewer per seat and hand.
@@ -172,6 +184,7 @@ class Table:
                 limits=self.settings.limits(),
                 max_hands=self.settings.max_hands,
                 timing=Timing(wall_time=time.time()),
+                sandbox=self.sandbox,
             )
         )
         try:
@@ -213,7 +226,7 @@ class Table:
                     await self.connections[seat].send(encode_line(hello))
                     ready, _ = await self._receive(seat, 0, Ready)
             except BotFault as fault:
-                self.dead[seat] = fault
+                self.dead[seat] = await self._explained(seat, fault)
                 return
             assert isinstance(ready, Ready)
             readies[seat] = (ready.name, (trio.current_time() - started) * 1000)
@@ -329,7 +342,7 @@ class Table:
                 raise self.dead[seat]
             act_id, action = await self._ask(seat, match, legal, deadline)
         except BotFault as exc:
-            fault = exc
+            fault = exc if seat in self.dead else await self._explained(seat, exc)
         elapsed = trio.current_time() - started
         overrun = max(0.0, elapsed - self.settings.move_timeout)
         self.bank[seat] = max(0.0, self.bank[seat] - overrun)
@@ -344,6 +357,12 @@ class Table:
         if penalty == "forfeit":
             raise _forfeit(seat, fault)
         return legal[self._fault_stream.uniform(len(legal))], True, None, timing
+
+    async def _explained(self, seat: Seat, fault: BotFault) -> BotFault:
+        """A bot that went away (crashed, stopped reading) is charged precisely."""
+        if self.explain is None or not isinstance(fault, BotCrashed | BotNotReading):
+            return fault
+        return await self.explain(seat, fault)
 
     def _penalty(self, seat: Seat) -> Penalty:
         settings = self.settings
@@ -537,6 +556,7 @@ class Table:
             play_seconds=0.0
             if self._play_started is None
             else trio.current_time() - self._play_started,
+            sandbox=self.sandbox,
         )
         return self.outcome
 

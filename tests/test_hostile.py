@@ -14,6 +14,10 @@ D. Every match is checked the same way (``play``):
   process be left unreaped. Only a grandchild may remain a zombie for a moment: it is
   orphaned to init, which reaps it in its own time (this sandbox's init takes ~1.5 s), and
   no referee can reap another process's children.
+
+These bots write pid files under ``tmp_path``, which a sandboxed bot cannot, so they play
+with ``--sandbox off``: what is checked here is the wire and the process group, the
+sandbox's own defences are checked in ``test_sandbox_*.py``.
 """
 
 from __future__ import annotations
@@ -43,7 +47,8 @@ from referee.records import (
     RejectedRecord,
 )
 from referee.runner import run_match
-from referee.settings import MatchSettings
+from referee.sandbox.policy import SandboxPlan, plan
+from referee.settings import MatchLimits, MatchSettings, SandboxSettings
 from referee.table import MatchOutcome
 from referee.verify import verify
 
@@ -81,6 +86,10 @@ class Played:
         return self.log.with_name(f"{self.log.name}.{seat}.stderr")
 
 
+def unsandboxed(limits: MatchLimits, commands: dict[str, str]) -> SandboxPlan:
+    return plan(SandboxSettings(mode="off"), limits, commands)  # type: ignore[arg-type]
+
+
 def bot_command(script: str, pid_dir: Path, *args: str) -> str:
     return shlex.join([sys.executable, str(BOTS / script), "--pid-dir", str(pid_dir), *args])
 
@@ -114,7 +123,7 @@ async def play(
     log = tmp_path / "m.jsonl"
     zombies_before = _zombie_children()
     started = time.monotonic()
-    outcome = await run_match(match_settings, commands, log)
+    outcome = await run_match(match_settings, commands, log, unsandboxed(match_settings, commands))
     seconds = time.monotonic() - started
     records = check_log(log, outcome)
     await check_no_process_left(pid_dir, tmp_path, zombies_before)

@@ -1313,6 +1313,8 @@ def test_rerun_of_a_nondeterministic_bot_reports_a_difference(tmp_path: Path) ->
     assert json.loads(played.stdout)["end"] == "marks"
     result = referee("replay", path, "--rerun")
     assert result.returncode == 1
-    assert "rerun: the game differs" in one_line(result.stderr)
+    lines = result.stderr.splitlines()  # the sandbox line, its warnings, the verdict
+    assert lines[0].startswith("sandbox auto:")
+    assert "rerun: the game differs" in lines[-1]
     logged, rerun = (line.split()[3] for line in result.stdout.splitlines()[:2])
     assert logged == json.loads(played.stdout)["game_digest"] != rerun

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import random
 import shlex
-import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass
@@ -22,7 +21,7 @@ import trio
 
 from referee.connection import BotConnection
 from referee.messages import Act, PublicEvent, encode_line
-from referee.process import BotProcess, StderrSink
+from referee.process import BotProcess
 from referee.rules import SEATS, Match, Seat
 from referee.runner import run_match
 from referee.settings import MatchSettings
@@ -83,13 +82,7 @@ def sample_act_lines(seed: int, count: int) -> list[bytes]:
 
 async def raw_pipe_rate(lines: list[bytes], rounds: int) -> tuple[int, float]:
     """Round trips between this process and an echo process over pipes, and their seconds."""
-    process = await trio.lowlevel.open_process(
-        [*PYTHON, str(ECHO)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        start_new_session=True,
-    )
-    bot = BotProcess("A", "echo", process, StderrSink(None, 0))
+    bot = BotProcess.start("A", shlex.join([*PYTHON, str(ECHO)]), None, 0)
     connection = BotConnection("A", bot.stdin, bot.stdout, 1 << 20)
     try:
         for line in lines[:50]:  # warm up

@@ -1,0 +1,263 @@
+"""One seat's sandbox: made in the referee just before its bot starts, entered by the child
+between ``fork`` and ``exec``, undone when the bot has been closed.
+
+Everything that can fail or allocate much is done here in the referee (the control groups,
+the Landlock ruleset with its rules, the compiled seccomp filter); the child only makes a
+handful of system calls, in an order that matters:
+
+1. join the seat's control groups (while still root: the groups belong to root);
+2. set the resource limits;
+3. take the seat's uid (``setgroups``, ``setresgid``, ``setresuid``), or, staying root, empty
+   the capability bounding set;
+4. ask for SIGKILL when the referee's thread dies (after the uid change, which resets it),
+   and leave at once if the referee is already gone;
+5. ``no_new_privs``, then Landlock, then seccomp last (it refuses calls the steps above make).
+
+A step that fails writes one line to the bot's stderr and exits 125 before ``exec``, so the
+referee reports the reason instead of waiting for a bot that never starts.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import resource
+import shutil
+import signal
+import threading
+from pathlib import Path
+from typing import Final
+
+from referee.errors import (
+    BotFault,
+    CpuLimit,
+    FileSizeLimit,
+    MemoryLimit,
+    ProcessLimit,
+)
+from referee.rules.tiles import SEATS, Seat
+from referee.sandbox import cgroups, landlock, libc, paths, seccomp
+from referee.sandbox.policy import SandboxPlan
+from referee.sandbox.reaper import Reaper
+
+#: Seat uids: ``UID_BASE + (pid % 2**20) * 64 + slot * 4 + seat``, unique among the live
+#: referee processes of a machine (and the matches one process plays at once, up to 16).
+UID_BASE: Final = 0x40000000
+_SLOTS: Final = 16
+_slots_in_use: set[int] = set()
+_slots_lock = threading.Lock()
+_FILTER: list[seccomp.Filter] = []
+#: Exit status of a child whose sandbox could not be entered.
+SETUP_FAILED: Final = 125
+MIB: Final = 1 << 20
+OPEN_FILES: Final = 1024
+
+
+def _filter() -> seccomp.Filter:
+    if not _FILTER:
+        _FILTER.append(seccomp.Filter(seccomp.program()))
+    return _FILTER[0]
+
+
+def _user_tasks(uid: int) -> int:
+    """How many processes and threads ``uid`` runs now (what ``RLIMIT_NPROC`` counts)."""
+    count = 0
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                if os.stat(f"/proc/{name}").st_uid == uid:
+                    count += len(os.listdir(f"/proc/{name}/task"))
+            except OSError:
+                pass
+    return count
+
+
+class MatchJails:
+    """The sandboxes of one match: a private scratch root and a uid slot."""
+
+    def __init__(self, plan: SandboxPlan) -> None:
+        self.plan = plan
+        self.root: Path | None = None
+        self.slot: int | None = None
+        if plan.off:
+            return
+        import tempfile
+
+        self.root = Path(tempfile.mkdtemp(prefix="texas42-scratch-"))
+        self.root.chmod(0o711)  # seats' uids may pass through, never list it
+        Reaper.get().watch("d", self.root)
+        if any("uid" in layers for layers in plan.report.seats.values()):
+            with _slots_lock:
+                free = [slot for slot in range(_SLOTS) if slot not in _slots_in_use]
+                if not free:
+                    raise OSError(errno.EAGAIN, "more than 16 sandboxed matches in one process")
+                self.slot = free[0]
+                _slots_in_use.add(self.slot)
+        self._nproc = None if os.geteuid() == 0 else _user_tasks(os.getuid())
+
+    def jail(self, seat: Seat) -> SeatJail | None:
+        if self.plan.off:
+            return None
+        assert self.root is not None
+        uid = None
+        if "uid" in self.plan.report.seats[seat]:
+            assert self.slot is not None
+            uid = UID_BASE + (os.getpid() % (1 << 20)) * 64 + self.slot * 4 + SEATS.index(seat)
+        nproc = self.plan.limits.max_processes
+        if self._nproc is not None:  # not root: the limit counts all of this user's tasks
+            nproc += self._nproc
+        return SeatJail(self.plan, seat, self.root / seat, uid, nproc)
+
+    def close(self) -> None:
+        if self.root is not None:
+            shutil.rmtree(self.root, ignore_errors=True)
+            Reaper.get().forget("d", self.root)
+            self.root = None
+        if self.slot is not None:
+            with _slots_lock:
+                _slots_in_use.discard(self.slot)
+            self.slot = None
+
+
+class SeatJail:
+    """What one seat's bot runs under."""
+
+    def __init__(
+        self, plan: SandboxPlan, seat: Seat, scratch: Path, uid: int | None, nproc: int | None
+    ) -> None:
+        self.seat = seat
+        self.layers = plan.report.seats[seat]
+        self.limits = plan.limits
+        self.scratch = scratch
+        self.uid = uid
+        self.nproc = nproc if (uid is not None or os.geteuid() != 0) else None
+        self.parent = os.getpid()
+        self.last_cap = libc.last_capability()
+        scratch.mkdir(mode=0o700)
+        if uid is not None:
+            os.chown(scratch, uid, uid)
+        self.cgroup: cgroups.SeatCgroup | None = None
+        self.ruleset: landlock.Ruleset | None = None
+        try:
+            if "cgroup" in self.layers:
+                self.cgroup = cgroups.SeatCgroup(
+                    cgroups.find(), self.limits.memory_mb * MIB, self.limits.max_processes
+                )
+                for directory in self.cgroup.dirs:
+                    Reaper.get().watch("c", directory)
+            if "landlock" in self.layers:
+                self.ruleset = landlock.Ruleset(landlock.abi())
+                readable: list[str | Path] = [*paths.SYSTEM, *plan.readable.get(seat, [])]
+                for path in readable:
+                    self.ruleset.allow(path, landlock.READ_ONLY)
+                for device in paths.DEVICES:
+                    self.ruleset.allow(device, landlock.DEVICE)
+                self.ruleset.allow_all(scratch)
+            self.filter = _filter() if "seccomp" in self.layers else None
+        except BaseException:
+            self.release()
+            raise
+
+    def environment(self) -> dict[str, str]:
+        """The referee's environment, with the scratch directory as the bot's TMPDIR."""
+        return {**os.environ, "TMPDIR": str(self.scratch)}
+
+    # -- in the child, between fork and exec ---------------------------------------------
+
+    def enter(self) -> None:
+        """Apply every layer to this (child) process; exit 125 with a reason if one fails."""
+        step = "start"
+        try:
+            if self.cgroup is not None:
+                step = "joining the control group"
+                self.cgroup.join()
+            step = "setting resource limits"
+            self._limit()
+            if self.uid is not None:
+                step = "switching uid"
+                os.setgroups([])
+                os.setresgid(self.uid, self.uid, self.uid)
+                os.setresuid(self.uid, self.uid, self.uid)
+            elif "no-caps" in self.layers:
+                step = "dropping capabilities"
+                libc.drop_bounding_set(self.last_cap)
+            if "reaper" in self.layers:
+                step = "asking for the parent-death signal"
+                libc.parent_death_signal(signal.SIGKILL)
+                if os.getppid() != self.parent:
+                    os._exit(SETUP_FAILED)
+            step = "no_new_privs"
+            libc.no_new_privs()
+            if self.ruleset is not None:
+                step = "entering Landlock"
+                self.ruleset.restrict_self()
+            if self.filter is not None:
+                step = "installing the seccomp filter"
+                self.filter.install()
+        except BaseException as exc:
+            message = f"referee sandbox: {step} failed: {exc}\n".encode(errors="replace")
+            os.write(2, message)
+            os._exit(SETUP_FAILED)
+
+    def _limit(self) -> None:
+        limits = self.limits
+        memory = limits.memory_mb * MIB
+        if self.cgroup is not None:  # the group bounds the tree; a process hits it first
+            memory *= 2
+        cpu = limits.cpu_seconds
+        resource.setrlimit(resource.RLIMIT_DATA, (memory, memory))
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+        size = limits.file_size_mb * MIB
+        resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
+        hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+        files = OPEN_FILES if hard == resource.RLIM_INFINITY else min(OPEN_FILES, hard)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (files, files))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        if self.nproc is not None:
+            resource.setrlimit(resource.RLIMIT_NPROC, (self.nproc, self.nproc))
+
+    # -- in the referee ------------------------------------------------------------------
+
+    def started(self, pid: int) -> None:
+        if "reaper" in self.layers:
+            Reaper.get().watch("g", pid)
+
+    def kill(self) -> None:
+        """SIGKILL to the seat's whole tree, wherever its processes went."""
+        if self.cgroup is not None:
+            self.cgroup.kill()
+
+    def explain(self, fault: BotFault, returncode: int | None) -> BotFault:
+        """The precise fault when the bot was stopped by one of its bounds."""
+        limits = self.limits
+        if returncode == -signal.SIGXCPU:
+            return CpuLimit(f"a process of the bot used its {limits.cpu_seconds} s of CPU")
+        if returncode == -signal.SIGXFSZ:
+            return FileSizeLimit(f"the bot wrote a file over {limits.file_size_mb} MiB")
+        if self.cgroup is not None and self.cgroup.hit_memory_bound():
+            return MemoryLimit(
+                f"the bot's processes reached the memory bound of {limits.memory_mb} MiB"
+            )
+        if self.cgroup is not None and self.cgroup.hit_process_bound():
+            return ProcessLimit(
+                f"the bot's tree reached its bound of {limits.max_processes} processes"
+            )
+        if returncode == SETUP_FAILED:
+            return type(fault)(f"{fault}; the sandbox could not be entered (see its stderr)")
+        return fault
+
+    def release(self, pgid: int | None = None) -> bool:
+        """Remove the control groups (True when they are gone) and tell the reaper."""
+        if pgid is not None and "reaper" in self.layers:
+            Reaper.get().forget("g", pgid)
+        if self.ruleset is not None:
+            self.ruleset.close()
+            self.ruleset = None
+        if self.cgroup is None:
+            return True
+        dirs = list(self.cgroup.dirs)
+        if not self.cgroup.remove():
+            return False
+        for directory in dirs:
+            Reaper.get().forget("c", directory)
+        return True

@@ -1,0 +1,150 @@
+"""Landlock through ctypes: a filesystem allow-list, no TCP, and signal/abstract-socket scoping.
+
+The kernel interface is three system calls (the same numbers on every architecture) and two
+structs. ``Ruleset`` is built in the referee, once per seat; the child only calls
+``restrict_self`` between ``fork`` and ``exec``, where the ruleset's descriptor is still open
+(it closes on ``exec``). Rights the running kernel does not know are masked away by its ABI,
+so one program runs on every Landlock version and says which parts it got.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+from pathlib import Path
+from typing import Final
+
+from referee.sandbox.libc import libc
+
+_CREATE_RULESET: Final = 444
+_ADD_RULE: Final = 445
+_RESTRICT_SELF: Final = 446
+_CREATE_RULESET_VERSION: Final = 1
+_RULE_PATH_BENEATH: Final = 1
+
+# Filesystem rights, by the ABI that introduced them.
+EXECUTE: Final = 1 << 0
+WRITE_FILE: Final = 1 << 1
+READ_FILE: Final = 1 << 2
+READ_DIR: Final = 1 << 3
+_FS_V1: Final = (1 << 13) - 1  # execute ... make_sym
+_REFER: Final = 1 << 13  # ABI 2
+_TRUNCATE: Final = 1 << 14  # ABI 3
+_IOCTL_DEV: Final = 1 << 15  # ABI 5
+#: Rights that may be granted on a file (the others only make sense on a directory).
+_FILE_RIGHTS: Final = EXECUTE | WRITE_FILE | READ_FILE | _TRUNCATE | _IOCTL_DEV
+
+_NET_BIND_TCP: Final = 1 << 0  # ABI 4
+_NET_CONNECT_TCP: Final = 1 << 1
+_SCOPE_ABSTRACT_UNIX_SOCKET: Final = 1 << 0  # ABI 6
+_SCOPE_SIGNAL: Final = 1 << 1
+
+#: What a bot may do with its runtime, its program and the extra allowed paths.
+READ_ONLY: Final = EXECUTE | READ_FILE | READ_DIR
+#: Device files such as /dev/null: read, write, ioctl.
+DEVICE: Final = READ_FILE | WRITE_FILE | _IOCTL_DEV
+
+
+class LandlockError(OSError):
+    """Landlock refused a request (the errno says why)."""
+
+
+class _RulesetAttr(ctypes.Structure):
+    _fields_ = [
+        ("handled_access_fs", ctypes.c_uint64),
+        ("handled_access_net", ctypes.c_uint64),
+        ("scoped", ctypes.c_uint64),
+    ]
+
+
+class _PathBeneath(ctypes.Structure):
+    _pack_ = 1
+    _fields_ = [("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
+
+
+def abi() -> int:
+    """The kernel's Landlock ABI version; ``LandlockError`` when there is none."""
+    version = int(libc.syscall(_CREATE_RULESET, None, 0, _CREATE_RULESET_VERSION))
+    if version < 0:
+        errno = ctypes.get_errno()
+        raise LandlockError(errno, _why_not(errno))
+    return version
+
+
+def _why_not(errno: int) -> str:
+    import errno as codes
+
+    if errno == codes.ENOSYS:
+        return "this kernel has no Landlock (Linux 5.13 or newer, CONFIG_SECURITY_LANDLOCK)"
+    if errno == codes.EOPNOTSUPP:
+        return "Landlock is built in but not enabled (add landlock to the lsm= boot parameter)"
+    return os.strerror(errno)
+
+
+def fs_rights(version: int) -> int:
+    rights = _FS_V1
+    if version >= 2:
+        rights |= _REFER
+    if version >= 3:
+        rights |= _TRUNCATE
+    if version >= 5:
+        rights |= _IOCTL_DEV
+    return rights
+
+
+class Ruleset:
+    """An open Landlock ruleset: every filesystem right is denied but beneath the allowed
+    paths; TCP bind and connect are denied (ABI 4); signals and abstract unix sockets cannot
+    reach outside the sandboxed process tree (ABI 6)."""
+
+    def __init__(self, version: int) -> None:
+        self.version = version
+        self.handled_fs = fs_rights(version)
+        self.network = version >= 4
+        self.scoped = version >= 6
+        attr = _RulesetAttr(
+            handled_access_fs=self.handled_fs,
+            handled_access_net=(_NET_BIND_TCP | _NET_CONNECT_TCP) if self.network else 0,
+            scoped=(_SCOPE_ABSTRACT_UNIX_SOCKET | _SCOPE_SIGNAL) if self.scoped else 0,
+        )
+        size = 24 if self.scoped else 16 if self.network else 8
+        fd = int(libc.syscall(_CREATE_RULESET, ctypes.byref(attr), size, 0))
+        if fd < 0:
+            errno = ctypes.get_errno()
+            raise LandlockError(errno, f"landlock_create_ruleset: {os.strerror(errno)}")
+        self.fd = fd
+
+    def allow(self, path: Path | str, rights: int) -> None:
+        """Allow ``rights`` on ``path`` and everything beneath it (a missing path is skipped)."""
+        try:
+            target = os.open(path, os.O_PATH | os.O_CLOEXEC)
+        except OSError:
+            return
+        try:
+            rights &= self.handled_fs
+            if not os.path.isdir(path):
+                rights &= _FILE_RIGHTS
+            rule = _PathBeneath(allowed_access=rights, parent_fd=target)
+            if libc.syscall(_ADD_RULE, self.fd, _RULE_PATH_BENEATH, ctypes.byref(rule), 0) < 0:
+                errno = ctypes.get_errno()
+                raise LandlockError(errno, f"landlock_add_rule {path}: {os.strerror(errno)}")
+        finally:
+            os.close(target)
+
+    def allow_all(self, path: Path | str) -> None:
+        """Every right beneath ``path`` (a seat's scratch directory)."""
+        self.allow(path, self.handled_fs)
+
+    def restrict_self(self) -> None:
+        """Enforce the ruleset on the calling process and all it starts (no way back).
+
+        The caller must have set ``no_new_privs`` (or hold CAP_SYS_ADMIN).
+        """
+        if libc.syscall(_RESTRICT_SELF, self.fd, 0) < 0:
+            errno = ctypes.get_errno()
+            raise LandlockError(errno, f"landlock_restrict_self: {os.strerror(errno)}")
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1

@@ -1,0 +1,47 @@
+"""The C library through ctypes, and the few ``prctl`` calls a sandboxed child makes."""
+
+from __future__ import annotations
+
+import ctypes
+import os
+from typing import Final
+
+libc: Final = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+
+_PR_SET_PDEATHSIG: Final = 1
+_PR_CAPBSET_DROP: Final = 24
+_PR_SET_NO_NEW_PRIVS: Final = 38
+_CAP_LAST_CAP: Final = "/proc/sys/kernel/cap_last_cap"
+
+
+def check(result: int, what: str) -> int:
+    """``result`` of a libc call, or ``OSError`` with its errno."""
+    if result < 0:
+        errno = ctypes.get_errno()
+        raise OSError(errno, f"{what}: {os.strerror(errno)}")
+    return result
+
+
+def no_new_privs() -> None:
+    """No exec may ever gain privileges again (set-uid bits, file capabilities)."""
+    check(libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
+
+
+def parent_death_signal(signum: int) -> None:
+    """``signum`` to this process when the thread that started it exits."""
+    check(libc.prctl(_PR_SET_PDEATHSIG, signum, 0, 0, 0), "pdeathsig")
+
+
+def last_capability() -> int:
+    try:
+        with open(_CAP_LAST_CAP) as stream:
+            return int(stream.read())
+    except (OSError, ValueError):
+        return 40
+
+
+def drop_bounding_set(last: int) -> None:
+    """Empty the capability bounding set: a root process that execs gets no capability."""
+    for cap in range(last + 1):
+        check(libc.prctl(_PR_CAPBSET_DROP, cap, 0, 0, 0), "capbset_drop")

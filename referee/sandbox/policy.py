@@ -1,0 +1,171 @@
+"""Which layers a match's bots run under, and the one line that says so.
+
+``plan`` decides before any bot starts: the layers this machine has (``layers.available``),
+minus what the mode turns off, minus the per-seat uid where a seat's runtime cannot be used
+by another user (an interpreter under a 0700 home). Under ``strict`` a missing protection is
+a refusal, never a silent downgrade; under ``auto`` it is said in the same line.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import msgspec
+
+from referee.errors import SandboxRefused
+from referee.rules.tiles import SEATS, Seat
+from referee.sandbox import paths
+from referee.sandbox.layers import PROTECTS, REQUIRED, available, is_root
+from referee.settings import MatchLimits, SandboxMode, SandboxSettings
+
+
+class SandboxReport(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """The layers in force, as the log header and the results file keep them."""
+
+    mode: SandboxMode
+    #: The layers each seat's bot ran under.
+    seats: dict[Seat, list[str]]
+    #: Each layer not in force, and why (``uid A``: the per-seat uid of seat A).
+    off: dict[str, str] = msgspec.field(default_factory=dict)
+    memory_mb: int = 0
+    cpu_seconds: int = 0
+    max_processes: int = 0
+    file_size_mb: int = 0
+
+    def summary(self) -> str:
+        """One line: the layers on, and each one off with its reason."""
+        if self.mode == "off":
+            return (
+                "sandbox off: bots run as your user, each in its own process group, and nothing"
+                " more (they can read the logs and signal the referee)"
+            )
+        everywhere = [name for name in PROTECTS if all(name in self.seats[s] for s in SEATS)]
+        parts = [", ".join(everywhere) or "no layer"]
+        some = [name for name in PROTECTS if name not in everywhere and self._seats_with(name)]
+        for name in some:
+            parts.append(f"{name} for {', '.join(self._seats_with(name))}")
+        reasons: dict[str, list[str]] = {}
+        for key, why in self.off.items():
+            reasons.setdefault(why, []).append(key)
+        off = [f"{_join_keys(keys)} ({why})" for why, keys in reasons.items()]
+        line = f"sandbox {self.mode}: " + "; ".join(parts)
+        bounds = (
+            f"{self.memory_mb} MiB, {self.cpu_seconds} s CPU, {self.max_processes} processes,"
+            f" {self.file_size_mb} MiB files per seat"
+        )
+        return line + f" ({bounds})" + (f"; off: {'; '.join(off)}" if off else "")
+
+    def _seats_with(self, name: str) -> list[str]:
+        return [seat for seat in SEATS if name in self.seats[seat]]
+
+    @property
+    def layers(self) -> list[str]:
+        """The layers every seat ran under."""
+        return [name for name in PROTECTS if all(name in self.seats[s] for s in SEATS)]
+
+
+def _join_keys(keys: list[str]) -> str:
+    """``["uid A", "uid C"]`` -> ``"uid for A, C"``."""
+    layer = keys[0].split(" ")[0]
+    seats = [key.split(" ", 1)[1] for key in keys if " " in key]
+    if seats and all(key.split(" ")[0] == layer for key in keys):
+        return f"{layer} for {', '.join(seats)}"
+    return ", ".join(keys)
+
+
+@dataclass
+class SandboxPlan:
+    """The decision for one match: what each seat runs under and what it may read."""
+
+    settings: SandboxSettings
+    limits: MatchLimits
+    report: SandboxReport
+    #: Per seat: directories its runtime and program need (read-only).
+    readable: dict[Seat, list[Path]] = field(default_factory=dict)
+    #: Things an operator should know before the match (auto); refusals under strict.
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def off(self) -> bool:
+        return self.settings.mode == "off"
+
+
+def plan(
+    settings: SandboxSettings,
+    limits: MatchLimits,
+    commands: dict[Seat, str],
+    secrets: list[Path] = (),  # type: ignore[assignment]
+) -> SandboxPlan:
+    """The layers for a match of ``commands``; ``secrets`` are paths no bot may read (the log
+    directory, the results file). ``SandboxRefused`` under ``strict`` when one is missing."""
+    bounds = msgspec.structs.replace(
+        SandboxReport(mode=settings.mode, seats={seat: [] for seat in SEATS}),
+        memory_mb=limits.memory_mb,
+        cpu_seconds=limits.cpu_seconds,
+        max_processes=limits.max_processes,
+        file_size_mb=limits.file_size_mb,
+    )
+    if settings.mode == "off":
+        return SandboxPlan(settings, limits, bounds)
+    machine = available()
+    off = {name: why for name, why in machine.items() if why is not None}
+    if is_root():
+        off.pop("no-caps", None)
+    on = [name for name in PROTECTS if name not in off]
+    seats: dict[Seat, list[str]] = {}
+    readable: dict[Seat, list[Path]] = {}
+    warnings: list[str] = []
+    for seat in SEATS:
+        try:
+            argv = paths.split(commands[seat])
+        except ValueError:
+            argv = []
+        layers = list(on)
+        if argv:
+            runtime, own = paths.program_files(argv)
+            readable[seat] = runtime + own + [Path(p) for p in settings.allow]
+            if "uid" in layers:
+                blocked = paths.unreadable_by_others(argv)
+                if blocked is not None:
+                    layers.remove("uid")
+                    folder, target = blocked
+                    off[f"uid {seat}"] = (
+                        f"other users cannot use {target} ({folder} is closed to them): run the"
+                        " bot with a runtime every user can read, e.g. /usr/bin/python3, or"
+                        f" chmod o+rx {folder}"
+                    )
+            if "no-caps" in layers and "uid" in layers:
+                layers.remove("no-caps")  # another uid holds no capability in the first place
+        seats[seat] = layers
+        if "landlock" in layers and "uid" not in layers:
+            for folder in readable.get(seat, []):
+                for secret in secrets:
+                    if paths.contains(folder, secret):
+                        warnings.append(
+                            f"seat {seat} may read {secret}: it is inside {folder}, which the"
+                            " bot's program needs; keep logs and results outside the bots'"
+                            " directories (--log, --logs, --results)"
+                        )
+    report = msgspec.structs.replace(bounds, seats=seats, off=off)
+    sandbox = SandboxPlan(settings, limits, report, readable, list(dict.fromkeys(warnings)))
+    if settings.mode == "strict":
+        _check_strict(sandbox)
+    return sandbox
+
+
+def _check_strict(sandbox: SandboxPlan) -> None:
+    report = sandbox.report
+    for name in REQUIRED:
+        if name in report.off:
+            raise SandboxRefused(f"--sandbox strict: {name} is not available: {report.off[name]}")
+    for seat, layers in report.seats.items():
+        bounded = "cgroup" in layers or "uid" in layers or os.geteuid() != 0
+        if not bounded:
+            raise SandboxRefused(
+                f"--sandbox strict: nothing bounds seat {seat}'s processes (root ignores the"
+                f" process limit, and {report.off.get('cgroup') or report.off.get(f'uid {seat}')})"
+            )
+    if sandbox.warnings:
+        raise SandboxRefused(f"--sandbox strict: {sandbox.warnings[0]}")

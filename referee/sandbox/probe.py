@@ -1,0 +1,160 @@
+"""``referee sandbox``: each layer on this machine — available or not and exactly why — and
+a real sandboxed child that tries what each layer forbids, so a layer that is "on" has been
+seen to work here, before the event, not assumed to.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import msgspec
+
+from referee.rules.tiles import SEATS
+from referee.sandbox.layers import PROTECTS, available, is_root
+from referee.sandbox.paths import unreadable_by_others
+from referee.settings import MatchLimits, SandboxSettings
+
+#: The child: each check prints whether the forbidden thing happened.
+_CHILD = r"""
+import ctypes, json, os, socket, sys
+found = {}
+def attempt(name, action):
+    try:
+        action()
+        found[name] = "open"
+    except OSError as exc:
+        found[name] = "blocked: " + (exc.strerror or str(exc))
+attempt("landlock", lambda: open(os.environ["PROBE_SECRET"]).read())
+port = int(os.environ["PROBE_PORT"])
+attempt("landlock-net", lambda: socket.create_connection(("127.0.0.1", port), 1).close())
+attempt("landlock-scope", lambda: os.kill(os.getppid(), 0))
+def escape():
+    read, write = os.pipe()
+    child = os.fork()
+    if child == 0:
+        try:
+            os.setsid()
+            os.write(write, b"open")
+        except OSError as exc:
+            os.write(write, b"blocked: " + exc.strerror.encode())
+        os._exit(0)
+    said = os.read(read, 100).decode()
+    os.waitpid(child, 0)
+    if said != "open":
+        raise OSError(1, said.split(": ", 1)[1])
+attempt("seccomp", escape)
+libc = ctypes.CDLL(None)
+found["no-caps"] = "capabilities: " + ("none" if libc.prctl(23, 0, 0, 0, 0) == 0 else "kept")
+found["uid"] = f"uid {os.getuid()}"
+import resource
+found["rlimits"] = f"data {resource.getrlimit(resource.RLIMIT_DATA)[0] >> 20} MiB"
+print(json.dumps(found))
+"""
+
+
+class LayerCheck(msgspec.Struct, frozen=True):
+    """One row of the table."""
+
+    layer: str
+    works: bool
+    detail: str
+    protects: str
+
+
+def _interpreter() -> str:
+    """An interpreter for the child that other users can run, if there is one (so the per-seat
+    uid can be seen at work), else this one."""
+    for candidate in ("/usr/bin/python3", sys.executable):
+        if os.path.exists(candidate) and unreadable_by_others([candidate]) is None:
+            return candidate
+    return sys.executable
+
+
+def _observe(limits: MatchLimits) -> dict[str, str]:
+    """Run the child under every available layer; what it managed, per layer."""
+    from referee.sandbox.jail import MatchJails
+    from referee.sandbox.policy import plan
+
+    secret_dir = Path(tempfile.mkdtemp(prefix="texas42-probe-"))
+    secret = secret_dir / "secret"
+    secret.write_text("a deal")
+    secret_dir.chmod(0o755)
+    secret.chmod(0o644)  # only the sandbox, not file permissions, may keep it out
+    python = _interpreter()
+    command = f"{python} -I -S -c pass"
+    sandbox = plan(SandboxSettings(), limits, dict.fromkeys(SEATS, command))
+    jails = MatchJails(sandbox)
+    try:
+        with socket.socket() as server:
+            server.bind(("127.0.0.1", 0))
+            server.listen(1)
+            jail = jails.jail("A")
+            assert jail is not None
+            env = {**jail.environment(), "PROBE_SECRET": str(secret)}
+            env["PROBE_PORT"] = str(server.getsockname()[1])
+            run = subprocess.run(
+                [python, "-I", "-S", "-c", _CHILD],
+                preexec_fn=jail.enter,
+                env=env,
+                capture_output=True,
+                timeout=20,
+                start_new_session=True,
+                check=False,
+            )
+            jail.kill()
+            jail.release()
+        if run.returncode != 0:
+            reason = run.stderr.decode(errors="replace").strip().splitlines()[-1:] or ["?"]
+            return {"all": f"the sandboxed child failed: {reason[0]}"}
+        observed: dict[str, str] = json.loads(run.stdout)
+        observed["layers"] = ",".join(sandbox.report.seats["A"])
+        return observed
+    finally:
+        jails.close()
+        shutil.rmtree(secret_dir, ignore_errors=True)
+
+
+def doctor(limits: MatchLimits | None = None) -> list[LayerCheck]:
+    """Every layer: whether it works here, the exact reason or what was seen, and what it
+    protects."""
+    limits = limits or MatchLimits()
+    machine = available()
+    seen = _observe(limits)
+    applied = seen.get("layers", "").split(",")
+    rows = []
+    for layer, protects in PROTECTS.items():
+        why = machine[layer]
+        if layer == "no-caps" and is_root():
+            why = None
+        if why is not None:
+            rows.append(LayerCheck(layer, False, why, protects))
+            continue
+        if "all" in seen:
+            rows.append(LayerCheck(layer, False, seen["all"], protects))
+            continue
+        result = seen.get(layer, "")
+        works = not result.startswith("open") and result != "capabilities: kept"
+        detail = result or "applied"
+        if layer == "uid" and layer not in applied:
+            works, detail = True, "available; a seat gets one when other users can run its runtime"
+        elif layer == "uid":
+            detail = f"the child ran as {result}, not {os.getuid()}"
+            works = result != f"uid {os.getuid()}"
+        elif layer == "no-caps" and layer not in applied:
+            works = True
+            detail = "not needed where a seat has its own uid; applied to seats left as root"
+        elif layer == "reaper":
+            detail = "a reaper process and the parent-death signal end every bot"
+        elif layer == "cgroup":
+            detail = f"{limits.memory_mb} MiB and {limits.max_processes} processes per seat's tree"
+        elif layer.startswith("landlock") or layer == "seccomp":
+            detail = ("forbidden and " + result) if works else f"NOT ENFORCED: {result}"
+        rows.append(LayerCheck(layer, works, detail, protects))
+    return rows

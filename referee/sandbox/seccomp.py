@@ -1,0 +1,211 @@
+"""A seccomp deny-list, written as a classic BPF program through ctypes.
+
+What it refuses, and why:
+
+- ``setsid`` and ``setpgid`` (EPERM): every process a bot starts stays in its process group,
+  so the referee and the reaper can always end the whole tree;
+- ``ptrace``, ``process_vm_readv``/``writev``, ``pidfd_getfd``, ``kcmp``: no reading or writing
+  another process's memory or descriptors;
+- ``socket`` for any family but ``AF_UNIX`` (EACCES): no network, UDP included;
+- namespace creation (``unshare``, ``setns``, ``clone`` with a ``CLONE_NEW*`` flag, and
+  ``clone3``, which answers ENOSYS so libc falls back to ``clone``), mounts, ``chroot``;
+- kernel attack surface a bot never needs: io_uring, bpf, keyrings, perf events, userfaultfd,
+  module loading, kexec, reboot, the clocks, swap, hostnames, accounting, quotas, port I/O.
+
+Everything else is allowed. The program checks the architecture first: a system call made
+through another ABI (x32, or 32-bit compatibility) is refused outright.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+import platform
+import struct
+from typing import Final
+
+from referee.sandbox.libc import check, libc
+
+_PR_SET_SECCOMP: Final = 22
+_SECCOMP_MODE_FILTER: Final = 2
+
+_LD_ABS_W: Final = 0x20
+_JEQ: Final = 0x15
+_JSET: Final = 0x45
+_RET: Final = 0x06
+_ALLOW: Final = 0x7FFF0000
+_ERRNO: Final = 0x00050000
+_KILL_PROCESS: Final = 0x80000000
+_NR: Final = 0
+_ARCH: Final = 4
+_ARG0: Final = 16  # the low 32 bits of args[0] (little-endian)
+
+_AF_UNIX: Final = 1
+_CLONE_NEW: Final = (
+    0x00000080  # CLONE_NEWTIME
+    | 0x00020000  # CLONE_NEWNS
+    | 0x02000000  # CLONE_NEWCGROUP
+    | 0x04000000  # CLONE_NEWUTS
+    | 0x08000000  # CLONE_NEWIPC
+    | 0x10000000  # CLONE_NEWUSER
+    | 0x20000000  # CLONE_NEWPID
+    | 0x40000000  # CLONE_NEWNET
+)
+
+#: Denied system calls by name (the same list on every architecture).
+DENIED: Final = [
+    "setsid",
+    "setpgid",
+    "ptrace",
+    "process_vm_readv",
+    "process_vm_writev",
+    "pidfd_getfd",
+    "pidfd_send_signal",
+    "kcmp",
+    "unshare",
+    "setns",
+    "mount",
+    "umount2",
+    "pivot_root",
+    "chroot",
+    "fsopen",
+    "fsconfig",
+    "fsmount",
+    "fspick",
+    "move_mount",
+    "open_tree",
+    "mount_setattr",
+    "io_uring_setup",
+    "io_uring_enter",
+    "io_uring_register",
+    "bpf",
+    "keyctl",
+    "add_key",
+    "request_key",
+    "perf_event_open",
+    "userfaultfd",
+    "kexec_load",
+    "kexec_file_load",
+    "init_module",
+    "finit_module",
+    "delete_module",
+    "reboot",
+    "swapon",
+    "swapoff",
+    "settimeofday",
+    "clock_settime",
+    "clock_adjtime",
+    "adjtimex",
+    "sethostname",
+    "setdomainname",
+    "acct",
+    "quotactl",
+    "syslog",
+    "open_by_handle_at",
+    "name_to_handle_at",
+]
+_X86_ONLY: Final = {"iopl": 172, "ioperm": 173}
+
+_X86_64: Final = {
+    "setsid": 112, "setpgid": 109, "ptrace": 101, "process_vm_readv": 310,
+    "process_vm_writev": 311, "pidfd_getfd": 438, "pidfd_send_signal": 424, "kcmp": 312,
+    "unshare": 272, "setns": 308, "mount": 165, "umount2": 166, "pivot_root": 155,
+    "chroot": 161, "fsopen": 430, "fsconfig": 431, "fsmount": 432, "fspick": 433,
+    "move_mount": 429, "open_tree": 428, "mount_setattr": 442, "io_uring_setup": 425,
+    "io_uring_enter": 426, "io_uring_register": 427, "bpf": 321, "keyctl": 250,
+    "add_key": 248, "request_key": 249, "perf_event_open": 298, "userfaultfd": 323,
+    "kexec_load": 246, "kexec_file_load": 320, "init_module": 175, "finit_module": 313,
+    "delete_module": 176, "reboot": 169, "swapon": 167, "swapoff": 168,
+    "settimeofday": 164, "clock_settime": 227, "clock_adjtime": 305, "adjtimex": 159,
+    "sethostname": 170, "setdomainname": 171, "acct": 163, "quotactl": 179, "syslog": 103,
+    "open_by_handle_at": 304, "name_to_handle_at": 303,
+    "socket": 41, "clone": 56, "clone3": 435,
+}  # fmt: skip
+_AARCH64: Final = {
+    "setsid": 157, "setpgid": 154, "ptrace": 117, "process_vm_readv": 270,
+    "process_vm_writev": 271, "pidfd_getfd": 438, "pidfd_send_signal": 424, "kcmp": 272,
+    "unshare": 97, "setns": 268, "mount": 40, "umount2": 39, "pivot_root": 41, "chroot": 51,
+    "fsopen": 430, "fsconfig": 431, "fsmount": 432, "fspick": 433, "move_mount": 429,
+    "open_tree": 428, "mount_setattr": 442, "io_uring_setup": 425, "io_uring_enter": 426,
+    "io_uring_register": 427, "bpf": 280, "keyctl": 219, "add_key": 217,
+    "request_key": 218, "perf_event_open": 241, "userfaultfd": 282, "kexec_load": 104,
+    "kexec_file_load": 294, "init_module": 105, "finit_module": 273, "delete_module": 106,
+    "reboot": 142, "swapon": 224, "swapoff": 225, "settimeofday": 170,
+    "clock_settime": 112, "clock_adjtime": 266, "adjtimex": 171, "sethostname": 161,
+    "setdomainname": 162, "acct": 89, "quotactl": 60, "syslog": 116,
+    "open_by_handle_at": 265, "name_to_handle_at": 264,
+    "socket": 198, "clone": 220, "clone3": 435,
+}  # fmt: skip
+#: AUDIT_ARCH_* value and system call table per machine; x32 calls have bit 30 set.
+_ARCHES: Final = {
+    "x86_64": (0xC000003E, {**_X86_64, **_X86_ONLY}),
+    "aarch64": (0xC00000B7, _AARCH64),
+}
+_X32_BIT: Final = 0x40000000
+
+
+class SeccompUnsupported(OSError):
+    """No filter for this machine's architecture."""
+
+
+def _insn(code: int, k: int, jt: int = 0, jf: int = 0) -> bytes:
+    return struct.pack("=HBBI", code, jt, jf, k)
+
+
+def program(machine: str | None = None) -> bytes:
+    """The filter for ``machine`` (default: this one), as packed ``sock_filter``s."""
+    machine = machine or platform.machine()
+    if machine not in _ARCHES:
+        raise SeccompUnsupported(
+            errno.ENOTSUP, f"no seccomp filter for {machine} (x86_64 and aarch64 only)"
+        )
+    arch, numbers = _ARCHES[machine]
+    eperm = _ERRNO | errno.EPERM
+    code = [
+        _insn(_LD_ABS_W, _ARCH),
+        _insn(_JEQ, arch, jt=1),
+        _insn(_RET, _KILL_PROCESS),
+        _insn(_LD_ABS_W, _NR),
+    ]
+    if machine == "x86_64":  # x32 system calls: another ABI, another table
+        code += [_insn(0x35, _X32_BIT, jf=1), _insn(_RET, eperm)]  # 0x35: jge
+    denied = [*DENIED, *(_X86_ONLY if machine == "x86_64" else ())]
+    for name in denied:
+        code += [_insn(_JEQ, numbers[name], jf=1), _insn(_RET, eperm)]
+    code += [_insn(_JEQ, numbers["clone3"], jf=1), _insn(_RET, _ERRNO | errno.ENOSYS)]
+    # socket(): only AF_UNIX. The accumulator still holds the call number.
+    code += [
+        _insn(_JEQ, numbers["socket"], jf=3),
+        _insn(_LD_ABS_W, _ARG0),
+        _insn(_JEQ, _AF_UNIX, jt=1),
+        _insn(_RET, _ERRNO | errno.EACCES),
+        _insn(_LD_ABS_W, _NR),
+    ]
+    # clone(): no new namespaces.
+    code += [
+        _insn(_JEQ, numbers["clone"], jf=3),
+        _insn(_LD_ABS_W, _ARG0),
+        _insn(_JSET, _CLONE_NEW, jf=1),
+        _insn(_RET, eperm),
+        _insn(_RET, _ALLOW),
+    ]
+    return b"".join(code)
+
+
+class _Fprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+
+class Filter:
+    """A compiled filter, kept alive in the referee so the child only makes one call."""
+
+    def __init__(self, code: bytes) -> None:
+        self._buffer = ctypes.create_string_buffer(code, len(code))
+        self._prog = _Fprog(len(code) // 8, ctypes.cast(self._buffer, ctypes.c_void_p))
+
+    def install(self) -> None:
+        """Load the filter into the calling process (``no_new_privs`` must be set first)."""
+        check(
+            libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(self._prog), 0, 0),
+            "seccomp",
+        )

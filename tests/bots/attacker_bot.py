@@ -1,0 +1,164 @@
+"""A bot that attacks the referee, the other seats and the machine, then plays randomly.
+
+At its first ``act`` (every seat is running by then, and the log holds the deal) it tries
+the attack named by ``--attack``, aimed at ``$ATTACK_TARGET``, and writes one line to
+stderr, which the referee keeps beside the log: ``ATTACK <name>: SUCCEEDED <what it got>``
+or ``ATTACK <name>: BLOCKED <why>``. Every attack is also run with the sandbox off in the tests, where it must succeed:
+that is what shows the attack is real.
+"""
+
+import ctypes
+import errno
+import os
+import signal
+import socket
+import sys
+import time
+
+import botlib
+
+arguments = botlib.parser(__doc__)
+arguments.add_argument("--attack", required=True)
+args = botlib.setup(arguments)
+libc = ctypes.CDLL(None, use_errno=True)
+
+
+def others() -> list[int]:
+    """The other bots: processes whose parent is the referee (found through /proc)."""
+    parent = os.getppid()
+    found = []
+    for name in os.listdir("/proc"):
+        if name.isdigit() and int(name) != os.getpid():
+            try:
+                with open(f"/proc/{name}/stat") as stream:
+                    if int(stream.read().rsplit(")", 1)[1].split()[1]) == parent:
+                        found.append(int(name))
+            except (OSError, ValueError, IndexError):
+                pass
+    return found
+
+
+def read(path: str) -> str:
+    with open(path, "rb") as stream:
+        return repr(stream.read(60))
+
+
+def attack() -> str:
+    """What the attack got; raises OSError when it is refused."""
+    name, target = args.attack, os.environ.get("ATTACK_TARGET", "")
+    referee = os.getppid()
+    if name == "read-file":
+        return read(target)
+    if name == "list-dir":
+        return repr(sorted(os.listdir(target))[:5])
+    if name == "write-file":
+        with open(target, "ab") as stream:
+            stream.write(b'{"forged": true}\n')
+        return "appended"
+    if name == "referee-fd":
+        fds = os.listdir(f"/proc/{referee}/fd")
+        logs = [os.readlink(f"/proc/{referee}/fd/{fd}") for fd in fds]
+        log = next(fd for fd, link in zip(fds, logs, strict=True) if link.endswith(".jsonl"))
+        return read(f"/proc/{referee}/fd/{log}")
+    if name == "referee-cmdline":
+        return read(f"/proc/{referee}/cmdline")
+    if name == "referee-environ":
+        return read(f"/proc/{referee}/environ")
+    if name == "referee-mem":
+        with open(f"/proc/{referee}/maps") as maps:
+            start = int(next(line for line in maps if " r" in line).split("-")[0], 16)
+        with open(f"/proc/{referee}/mem", "rb") as memory:
+            memory.seek(start)
+            return repr(memory.read(16))
+    if name == "steal-stdin":
+        victim = others()[0]
+        with open(f"/proc/{victim}/fd/0", "rb") as stream:
+            return f"opened {victim}'s stdin {stream}"
+    if name == "signal-referee":
+        os.kill(referee, 0)  # permission to signal, without doing it
+        return f"may signal {referee}"
+    if name == "signal-bot":
+        victim = others()[0]
+        os.kill(victim, 0)
+        return f"may signal {victim}"
+    if name == "vm-read":
+        buffer = ctypes.create_string_buffer(8)
+
+        class IoVec(ctypes.Structure):
+            _fields_ = [("base", ctypes.c_void_p), ("len", ctypes.c_size_t)]
+
+        local = IoVec(ctypes.cast(buffer, ctypes.c_void_p), 8)
+        remote = IoVec(0x400000, 8)
+        result = libc.process_vm_readv(referee, ctypes.byref(local), 1, ctypes.byref(remote), 1, 0)
+        if result < 0 and ctypes.get_errno() in (errno.EPERM, errno.ENOSYS, errno.EACCES):
+            raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
+        return "process_vm_readv reached the referee"
+    if name == "tcp":
+        with socket.create_connection(("127.0.0.1", int(target)), timeout=1):
+            return f"connected to port {target}"
+    if name == "udp":
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as udp:
+            udp.sendto(b"x", ("127.0.0.1", int(target)))
+            return "sent a datagram"
+    if name == "setsid":
+        read_end, write_end = os.pipe()
+        child = os.fork()
+        if child == 0:
+            try:
+                os.setsid()
+                os.write(write_end, b"escaped")
+            except OSError as exc:
+                os.write(write_end, f"E{exc.errno}".encode())
+                os._exit(0)
+            time.sleep(600)
+            os._exit(0)
+        said = os.read(read_end, 100).decode()
+        if said.startswith("E"):
+            raise OSError(int(said[1:]), os.strerror(int(said[1:])))
+        botlib.record_pid(args.pid_dir, child, "escaped")
+        return f"child {child} left the process group"
+    if name == "fork-bomb":
+        children = 0
+        try:
+            while children < 2000:
+                if os.fork() == 0:
+                    time.sleep(600)
+                    os._exit(0)
+                children += 1
+        except OSError as exc:
+            raise OSError(exc.errno, f"stopped after {children} processes") from None
+        return f"{children} processes"
+    if name == "memory":
+        hoard = []
+        try:
+            while len(hoard) < 4096:
+                hoard.append(bytearray(16 << 20))
+        except MemoryError:
+            raise OSError(errno.ENOMEM, f"MemoryError after {16 * len(hoard)} MiB") from None
+        return f"{16 * len(hoard)} MiB"
+    if name == "cpu":
+        while True:
+            pass
+    if name == "file-size":
+        signal.signal(signal.SIGXFSZ, signal.SIG_DFL)  # as a C program would have it
+        with open(os.path.join(os.environ.get("TMPDIR", "/tmp"), "big"), "wb") as stream:
+            for _ in range(64):
+                stream.write(b"\0" * (1 << 20))
+        return "wrote 64 MiB"
+    raise SystemExit(f"unknown attack {name}")
+
+
+attacked = False
+for message in botlib.messages():
+    if message["type"] == "hello":
+        rng = botlib.ready(message, "attacker")
+    elif message["type"] == "act":
+        if not attacked:
+            attacked = True
+            try:
+                result = f"SUCCEEDED {attack()}"
+            except (OSError, StopIteration, IndexError) as exc:
+                result = f"BLOCKED {type(exc).__name__}: {exc}"
+            sys.stderr.write(f"ATTACK {args.attack}: {result}\n")
+            sys.stderr.flush()
+        botlib.answer(message, rng)

@@ -1,0 +1,153 @@
+"""A hostile bot against the sandbox: each attack succeeds with ``--sandbox off`` (so the
+attack is real) and is refused under ``auto``; bounds stop a bot with a precise fault.
+
+The attacker (``tests/bots/attacker_bot.py``) plays seat B against random bots and reports
+what its attack got on stderr, which the referee keeps beside the log.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import signal
+import socket
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from referee.log import read_log
+from referee.records import FaultRecord
+from referee.runner import run_match, stderr_path
+from referee.sandbox.layers import available
+from referee.sandbox.policy import plan
+from referee.settings import MatchSettings, SandboxSettings
+from referee.verify import verify
+
+ROOT = Path(__file__).resolve().parent.parent
+BOTS = Path(__file__).resolve().parent / "bots"
+RANDOM_BOT = ROOT / "example_bots" / "random_bot.py"
+
+pytestmark = pytest.mark.skipif(
+    available()["landlock"] is not None or available()["seccomp"] is not None,
+    reason=f"this kernel has no Landlock or seccomp: {available()}",
+)
+
+
+@pytest.fixture
+def port() -> Iterator[int]:
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen(8)
+        yield server.getsockname()[1]
+
+
+async def attack(
+    tmp_path: Path, mode: str, name: str, target: str = "", **limits: Any
+) -> tuple[str, Any]:
+    """Play a one-hand match with the attacker in B; its report, and the outcome.
+
+    The target travels in the environment: a path on the bot's command line would be
+    allowed to it as one of its program's files."""
+    logs = tmp_path / "logs"
+    pid_dir = tmp_path / "pids"
+    pid_dir.mkdir()
+    attacker = [sys.executable, str(BOTS / "attacker_bot.py"), "--attack", name]
+    os.environ["ATTACK_TARGET"] = target
+    if mode == "off":  # a sandboxed bot could not write its pid file
+        attacker += ["--pid-dir", str(pid_dir)]
+    commands = {seat: shlex.join([sys.executable, str(RANDOM_BOT)]) for seat in "ACD"}
+    commands["B"] = shlex.join(attacker)
+    settings = MatchSettings(seed=5, max_hands=1, move_timeout=3.0, **limits)
+    log = logs / "match.jsonl"
+    sandbox = plan(SandboxSettings(mode=mode), settings, commands, [logs])  # type: ignore[arg-type]
+    try:
+        outcome = await run_match(settings, commands, log, sandbox)
+    finally:
+        del os.environ["ATTACK_TARGET"]
+        for escaped in pid_dir.glob("escaped-*"):  # what got out with the sandbox off
+            os.kill(int(escaped.read_text().split()[0]), signal.SIGKILL)
+    verify(read_log(log))
+    stderr = stderr_path(log, "B")
+    report = stderr.read_text() if stderr.exists() else ""
+    return report, outcome
+
+
+ATTACKS = [
+    ("read-file", "{log}"),
+    ("read-file", "{secret}"),
+    ("write-file", "{log}"),
+    ("list-dir", "{logs}"),
+    ("referee-fd", ""),
+    ("referee-cmdline", ""),
+    ("referee-environ", ""),
+    ("referee-mem", ""),
+    ("steal-stdin", ""),
+    ("signal-referee", ""),
+    ("signal-bot", ""),
+    ("vm-read", ""),
+    ("tcp", "{port}"),
+    ("udp", "{port}"),
+    ("setsid", ""),
+]
+
+
+@pytest.mark.parametrize("mode", ["off", "auto"])
+@pytest.mark.parametrize(("name", "target"), ATTACKS)
+async def test_attack(tmp_path: Path, port: int, mode: str, name: str, target: str) -> None:
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "secret.txt").write_text("the results file and stderr copies live here\n")
+    target = target.format(
+        log=logs / "match.jsonl", logs=logs, secret=logs / "secret.txt", port=port
+    )
+    report, outcome = await attack(tmp_path, mode, name, target)
+    line = next((line for line in report.splitlines() if line.startswith("ATTACK")), "no report")
+    if mode == "off":
+        assert "SUCCEEDED" in line, line
+    else:
+        assert "BLOCKED" in line, line
+        assert outcome.forfeit is None  # nothing broke: the match was played out
+    assert outcome.end == "max_hands"
+
+
+def _cgroup() -> bool:
+    return available()["cgroup"] is None
+
+
+async def test_fork_bomb_is_bounded(tmp_path: Path) -> None:
+    report, outcome = await attack(tmp_path, "auto", "fork-bomb", max_processes=24)
+    assert "BLOCKED" in report, report
+    stopped_after = int(report.split("stopped after ")[1].split()[0])
+    assert stopped_after < 24
+    assert outcome.end == "max_hands"
+
+
+@pytest.mark.skipif(not _cgroup(), reason="needs a memory cgroup (root) to name the fault")
+async def test_memory_hog_is_a_memory_limit_fault(tmp_path: Path) -> None:
+    _, outcome = await attack(tmp_path, "auto", "memory", memory_mb=64)
+    assert outcome.forfeit is not None and outcome.forfeit.seat == "B"
+    assert outcome.forfeit.reason == "memory_limit", outcome.forfeit
+
+
+async def test_memory_hog_without_cgroup_gets_memory_error(tmp_path: Path) -> None:
+    # The data-segment limit alone (as for a referee without root): allocations fail.
+    report, _ = await attack(tmp_path, "auto", "memory", memory_mb=64, max_processes=64)
+    assert "MemoryError" in report or "memory_limit" in str(_), report
+
+
+async def test_cpu_hog_is_a_cpu_limit_fault(tmp_path: Path) -> None:
+    _, outcome = await attack(tmp_path, "auto", "cpu", cpu_seconds=1)
+    assert outcome.forfeit is not None and outcome.forfeit.seat == "B"
+    assert outcome.forfeit.reason == "cpu_limit", outcome.forfeit
+
+
+async def test_big_file_is_a_file_size_fault(tmp_path: Path) -> None:
+    _, outcome = await attack(tmp_path, "auto", "file-size", file_size_mb=1)
+    assert outcome.forfeit is not None and outcome.forfeit.seat == "B"
+    assert outcome.forfeit.reason == "file_size_limit", outcome.forfeit
+    records = read_log(tmp_path / "logs" / "match.jsonl").records
+    faults = [record for record in records if isinstance(record, FaultRecord)]
+    assert "1 MiB" in faults[0].detail
