@@ -596,6 +596,84 @@ def bench_tournament(
     )
 
 
+@bench_app.command("sandbox")
+def bench_sandbox(
+    rounds: Annotated[int, typer.Option(min=1, help="Rounds of four bot starts each.")] = 30,
+) -> None:
+    """Extra milliseconds per bot start for each sandbox layer, against a bare start."""
+    from referee.bench import sandbox
+
+    result = sandbox.run(rounds)
+    typer.echo(f"bare start: {result.bare_ms:.1f} ms per bot ({' '.join(result.program)})")
+    for name, extra in result.extra_ms.items():
+        if name != "all":
+            typer.echo(f"  {name:<15} {extra:+.1f} ms")
+    typer.echo(f"limit: +{sandbox.LIMIT_MS:.0f} ms per bot start")
+    typer.echo(
+        f"sandbox: {result.extra_ms['all']:+.1f} ms per bot start ({', '.join(result.layers)})"
+    )
+
+
+@bench_app.command("decode")
+def bench_decode(
+    lines: Annotated[int, typer.Option(min=1, help="Adversarial lines to decode.")] = 1_000_000,
+    seed: Annotated[int, typer.Option(min=0, help="Seed of the line generators.")] = 1,
+) -> None:
+    """Fuzz the bot-line decoder; fails if any exception escapes the rejection tree."""
+    from referee.bench import decode
+
+    try:
+        result = decode.run(lines, seed)
+    except decode.Escaped as exc:
+        typer.echo(f"decode: ESCAPED {type(exc.error).__name__} on {exc.line[:200]!r}", err=True)
+        raise typer.Exit(1) from None
+    reasons = ", ".join(f"{code} {count:,}" for code, count in sorted(result.rejected.items()))
+    typer.echo(f"accepted {result.accepted:,}; rejected: {reasons}")
+    typer.echo(f"{result.microseconds_per_line:.1f} µs per line, {result.bytes:,} bytes in all")
+    typer.echo(
+        f"decode: {result.lines:,} lines, nothing escaped ({result.lines_per_second:,.0f} lines/s)"
+    )
+
+
+@app.command("sandbox")
+def sandbox_command(
+    json_output: Annotated[
+        bool, typer.Option("--json", help="Print the layers as a JSON list on stdout.")
+    ] = False,
+) -> None:
+    """Probe this machine's sandbox: each layer, whether it works here and why not, and what
+    it protects. A real sandboxed child tries what each layer forbids.
+
+    Exits 0 when every layer a competition needs works (--sandbox strict would start), 1 if
+    not.
+    """
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+
+    from referee.sandbox.layers import REQUIRED
+    from referee.sandbox.probe import doctor
+
+    rows = doctor()
+    ready = all(row.works for row in rows if row.layer in REQUIRED)
+    if json_output:
+        typer.echo(msgspec.json.encode({"strict_ready": ready, "layers": rows}).decode())
+    else:
+        table = Table(title="Sandbox layers on this machine", header_style="bold")
+        for column in ("layer", "works", "detail", "protects"):
+            table.add_column(column)
+        for row in rows:
+            table.add_row(
+                row.layer,
+                "[green]yes[/]" if row.works else "[red]no[/]",
+                escape(row.detail),
+                escape(row.protects),
+            )
+        Console(soft_wrap=False).print(table)
+        typer.echo("--sandbox strict: ready" if ready else "--sandbox strict would refuse to start")
+    raise typer.Exit(0 if ready else 1)
+
+
 @app.command("schema")
 def schema_command(
     check: Annotated[

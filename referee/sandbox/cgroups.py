@@ -72,26 +72,25 @@ def find() -> Hierarchies:
 
 
 class SeatCgroup:
-    """One seat's groups. Made (and bounded) in the referee; the child joins them itself,
-    before it gives up root, by writing its pid into each ``cgroup.procs``."""
+    """One seat's groups. Made in the referee, and kept for the next bot of the same seat
+    slot (making and removing a v1 memory group costs milliseconds); each new bot gets its
+    bounds written again and the event counters read as a baseline. The child joins the
+    groups itself, before it gives up root, by writing its pid into each ``cgroup.procs``.
+    """
 
-    def __init__(self, where: Hierarchies, memory_bytes: int, max_pids: int) -> None:
+    def __init__(self, where: Hierarchies) -> None:
         name = f"texas42-{os.getpid()}-{next(_counter)}"
         self.dirs: list[Path] = []
         try:
             if where.unified:
                 group = self._make(where.memory / name)
-                (group / "memory.max").write_text(str(memory_bytes))
                 if (group / "memory.swap.max").exists():
                     (group / "memory.swap.max").write_text("0")
-                (group / "pids.max").write_text(str(max_pids))
                 self.memory = self.pids = group
                 kill: Path | None = group
             else:
                 self.memory = self._make(where.memory / name)
-                (self.memory / "memory.limit_in_bytes").write_text(str(memory_bytes))
                 self.pids = self._make(where.pids / name)
-                (self.pids / "pids.max").write_text(str(max_pids))
                 kill = self._make(where.kill / name) if where.kill else None
         except OSError:
             self.remove()
@@ -99,11 +98,32 @@ class SeatCgroup:
         self.kill_dir = kill
         self.unified = where.unified
         self.procs = [str(directory / "cgroup.procs") for directory in self.dirs]
+        self._baseline = (0, 0, 0)
 
     def _make(self, path: Path) -> Path:
         path.mkdir()
         self.dirs.append(path)
         return path
+
+    def bound(self, memory_bytes: int, max_pids: int) -> None:
+        """Set the bounds for the next bot and take the counters' values as its zero."""
+        limit = "memory.max" if self.unified else "memory.limit_in_bytes"
+        (self.memory / limit).write_text(str(memory_bytes))
+        (self.pids / "pids.max").write_text(str(max_pids))
+        self._baseline = self._counts()
+
+    def _counts(self) -> tuple[int, int, int]:
+        """(memory bound reached, OOM kills, refused forks), as the kernel counts them."""
+        if self.unified:
+            events = self.memory / "memory.events"
+            hits, kills = self._counter(events, "max"), self._counter(events, "oom_kill")
+        else:
+            try:
+                hits = int((self.memory / "memory.failcnt").read_text())
+            except (OSError, ValueError):
+                hits = 0
+            kills = self._counter(self.memory / "memory.oom_control", "oom_kill")
+        return hits, kills, self._counter(self.pids / "pids.events", "max")
 
     def join(self) -> None:
         """Move the calling process into every group (in the child, before ``exec``)."""
@@ -144,19 +164,16 @@ class SeatCgroup:
         return 0
 
     def hit_memory_bound(self) -> bool:
-        """Did the tree reach its memory bound (allocations refused or a process OOM-killed)?"""
-        if self.unified:
-            events = self.memory / "memory.events"
-            return self._counter(events, "max") > 0 or self._counter(events, "oom_kill") > 0
-        try:
-            failures = int((self.memory / "memory.failcnt").read_text())
-        except (OSError, ValueError):
-            failures = 0
-        return failures > 0 or self._counter(self.memory / "memory.oom_control", "oom_kill") > 0
+        """Did this bot's tree reach its memory bound (allocations refused, an OOM kill)?"""
+        hits, kills, _ = self._counts()
+        return hits > self._baseline[0] or kills > self._baseline[1]
 
     def hit_process_bound(self) -> bool:
-        """Was a fork or thread refused because the tree reached ``pids.max``?"""
-        return self._counter(self.pids / "pids.events", "max") > 0
+        """Was a fork or thread of this bot refused because the tree reached ``pids.max``?"""
+        return self._counts()[2] > self._baseline[2]
+
+    def empty(self) -> bool:
+        return not self.members()
 
     def remove(self) -> bool:
         """Remove the (empty) groups; False while some process is still leaving."""

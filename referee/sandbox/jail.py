@@ -19,12 +19,14 @@ referee reports the reason instead of waiting for a bot that never starts.
 
 from __future__ import annotations
 
+import atexit
 import errno
 import os
 import resource
 import shutil
 import signal
 import threading
+import time
 from pathlib import Path
 from typing import Final
 
@@ -59,6 +61,34 @@ def _filter() -> seccomp.Filter:
     return _FILTER[0]
 
 
+#: The control groups of this process, one per (slot, seat), kept from bot to bot.
+_CGROUPS: dict[tuple[int, Seat], cgroups.SeatCgroup] = {}
+
+
+def _seat_cgroup(slot: int, seat: Seat) -> cgroups.SeatCgroup:
+    group = _CGROUPS.get((slot, seat))
+    if group is None:
+        if not _CGROUPS:
+            atexit.register(_remove_cgroups)
+        group = _CGROUPS[slot, seat] = cgroups.SeatCgroup(cgroups.find())
+        for directory in group.dirs:
+            Reaper.get().watch("c", directory)  # removed by the reaper if we die first
+    return group
+
+
+def _remove_cgroups() -> None:
+    for group in _CGROUPS.values():
+        dirs = list(group.dirs)
+        group.kill()
+        for _ in range(100):
+            if group.remove():
+                break
+            time.sleep(0.005)
+        for directory in dirs:
+            Reaper.get().forget("c", directory)
+    _CGROUPS.clear()
+
+
 def _user_tasks(uid: int) -> int:
     """How many processes and threads ``uid`` runs now (what ``RLIMIT_NPROC`` counts)."""
     count = 0
@@ -86,13 +116,12 @@ class MatchJails:
         self.root = Path(tempfile.mkdtemp(prefix="texas42-scratch-"))
         self.root.chmod(0o711)  # seats' uids may pass through, never list it
         Reaper.get().watch("d", self.root)
-        if any("uid" in layers for layers in plan.report.seats.values()):
-            with _slots_lock:
-                free = [slot for slot in range(_SLOTS) if slot not in _slots_in_use]
-                if not free:
-                    raise OSError(errno.EAGAIN, "more than 16 sandboxed matches in one process")
-                self.slot = free[0]
-                _slots_in_use.add(self.slot)
+        with _slots_lock:
+            free = [slot for slot in range(_SLOTS) if slot not in _slots_in_use]
+            if not free:
+                raise OSError(errno.EAGAIN, "more than 16 sandboxed matches in one process")
+            self.slot = free[0]
+            _slots_in_use.add(self.slot)
         self._nproc = None if os.geteuid() == 0 else _user_tasks(os.getuid())
 
     def jail(self, seat: Seat) -> SeatJail | None:
@@ -106,7 +135,11 @@ class MatchJails:
         nproc = self.plan.limits.max_processes
         if self._nproc is not None:  # not root: the limit counts all of this user's tasks
             nproc += self._nproc
-        return SeatJail(self.plan, seat, self.root / seat, uid, nproc)
+        cgroup = None
+        if "cgroup" in self.plan.report.seats[seat]:
+            assert self.slot is not None
+            cgroup = _seat_cgroup(self.slot, seat)
+        return SeatJail(self.plan, seat, self.root / seat, uid, nproc, cgroup)
 
     def close(self) -> None:
         if self.root is not None:
@@ -123,7 +156,13 @@ class SeatJail:
     """What one seat's bot runs under."""
 
     def __init__(
-        self, plan: SandboxPlan, seat: Seat, scratch: Path, uid: int | None, nproc: int | None
+        self,
+        plan: SandboxPlan,
+        seat: Seat,
+        scratch: Path,
+        uid: int | None,
+        nproc: int | None,
+        cgroup: cgroups.SeatCgroup | None,
     ) -> None:
         self.seat = seat
         self.layers = plan.report.seats[seat]
@@ -140,11 +179,9 @@ class SeatJail:
         self.ruleset: landlock.Ruleset | None = None
         try:
             if "cgroup" in self.layers:
-                self.cgroup = cgroups.SeatCgroup(
-                    cgroups.find(), self.limits.memory_mb * MIB, self.limits.max_processes
-                )
-                for directory in self.cgroup.dirs:
-                    Reaper.get().watch("c", directory)
+                assert cgroup is not None
+                self.cgroup = cgroup
+                cgroup.bound(self.limits.memory_mb * MIB, self.limits.max_processes)
             if "landlock" in self.layers:
                 self.ruleset = landlock.Ruleset(landlock.abi())
                 readable: list[str | Path] = [*paths.SYSTEM, *plan.readable.get(seat, [])]
@@ -247,17 +284,13 @@ class SeatJail:
         return fault
 
     def release(self, pgid: int | None = None) -> bool:
-        """Remove the control groups (True when they are gone) and tell the reaper."""
+        """True once nothing of the bot is left (its control groups are empty, ready for the
+        seat's next bot); tells the reaper the group is gone."""
+        if self.cgroup is not None and not self.cgroup.empty():
+            return False
         if pgid is not None and "reaper" in self.layers:
             Reaper.get().forget("g", pgid)
         if self.ruleset is not None:
             self.ruleset.close()
             self.ruleset = None
-        if self.cgroup is None:
-            return True
-        dirs = list(self.cgroup.dirs)
-        if not self.cgroup.remove():
-            return False
-        for directory in dirs:
-            Reaper.get().forget("c", directory)
         return True

@@ -82,7 +82,8 @@ def _try_cgroup() -> str | None:
 
     try:
         where = cgroups.find()
-        trial = cgroups.SeatCgroup(where, 64 << 20, 16)
+        trial = cgroups.SeatCgroup(where)
+        trial.bound(64 << 20, 16)
         trial.remove()
     except OSError as exc:
         return f"cannot make a control group: {exc.strerror or exc}"

@@ -54,7 +54,8 @@ libc = ctypes.CDLL(None)
 found["no-caps"] = "capabilities: " + ("none" if libc.prctl(23, 0, 0, 0, 0) == 0 else "kept")
 found["uid"] = f"uid {os.getuid()}"
 import resource
-found["rlimits"] = f"data {resource.getrlimit(resource.RLIMIT_DATA)[0] >> 20} MiB"
+data = resource.getrlimit(resource.RLIMIT_DATA)[0] >> 20
+found["rlimits"] = f"data segment {data} MiB, {resource.getrlimit(resource.RLIMIT_CPU)[0]} s CPU per process"
 print(json.dumps(found))
 """
 
