@@ -22,7 +22,6 @@ import msgspec
 
 from referee.rules.tiles import SEATS
 from referee.sandbox.jail import MatchJails
-from referee.sandbox.layers import PROTECTS
 from referee.sandbox.paths import unreadable_by_others
 from referee.sandbox.policy import SandboxPlan, plan
 from referee.settings import MatchLimits, SandboxSettings

@@ -55,7 +55,8 @@ found["no-caps"] = "capabilities: " + ("none" if libc.prctl(23, 0, 0, 0, 0) == 0
 found["uid"] = f"uid {os.getuid()}"
 import resource
 data = resource.getrlimit(resource.RLIMIT_DATA)[0] >> 20
-found["rlimits"] = f"data segment {data} MiB, {resource.getrlimit(resource.RLIMIT_CPU)[0]} s CPU per process"
+cpu = resource.getrlimit(resource.RLIMIT_CPU)[0]
+found["rlimits"] = f"data segment {data} MiB, {cpu} s CPU per process"
 print(json.dumps(found))
 """
 
