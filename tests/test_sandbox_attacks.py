@@ -108,7 +108,7 @@ async def test_attack(tmp_path: Path, port: int, mode: str, name: str, target: s
     if mode == "off":
         assert "SUCCEEDED" in line, line
     else:
-        assert "BLOCKED" in line, line
+        assert "BLOCKED PermissionError" in line, line  # refused, not missed
         assert outcome.forfeit is None  # nothing broke: the match was played out
     assert outcome.end == "max_hands"
 

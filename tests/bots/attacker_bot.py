@@ -24,10 +24,15 @@ libc = ctypes.CDLL(None, use_errno=True)
 
 
 def others() -> list[int]:
-    """The other bots: processes whose parent is the referee (found through /proc)."""
+    """The other bots: processes whose parent is the referee (found through /proc), or, when
+    /proc cannot be listed, the pids next to this one (bots start one after the other)."""
     parent = os.getppid()
     found = []
-    for name in os.listdir("/proc"):
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return [pid for pid in range(os.getpid() - 6, os.getpid() + 6) if pid != os.getpid()]
+    for name in names:
         if name.isdigit() and int(name) != os.getpid():
             try:
                 with open(f"/proc/{name}/stat") as stream:
@@ -71,16 +76,28 @@ def attack() -> str:
             memory.seek(start)
             return repr(memory.read(16))
     if name == "steal-stdin":
-        victim = others()[0]
-        with open(f"/proc/{victim}/fd/0", "rb") as stream:
-            return f"opened {victim}'s stdin {stream}"
+        refused = OSError(errno.ESRCH, "no other bot found")
+        for victim in others():
+            try:
+                with open(f"/proc/{victim}/fd/0", "rb") as stream:
+                    return f"opened {victim}'s stdin {stream}"
+            except OSError as exc:
+                refused = exc if not isinstance(exc, FileNotFoundError) else refused
+        raise refused
     if name == "signal-referee":
         os.kill(referee, 0)  # permission to signal, without doing it
         return f"may signal {referee}"
     if name == "signal-bot":
-        victim = others()[0]
-        os.kill(victim, 0)
-        return f"may signal {victim}"
+        refused = OSError(errno.ESRCH, "no other bot found")
+        for victim in others():
+            try:
+                os.kill(victim, 0)
+                return f"may signal {victim}"
+            except ProcessLookupError:
+                pass
+            except OSError as exc:
+                refused = exc
+        raise refused
     if name == "vm-read":
         buffer = ctypes.create_string_buffer(8)
 

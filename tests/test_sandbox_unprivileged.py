@@ -1,0 +1,122 @@
+"""The layers that need no root, in a referee that has none: the test drops to another uid
+(``nobody``) and runs the referee there with the system's Python and this checkout's code.
+
+The bots run as the same uid as the referee, so file permissions and signal permissions
+protect nothing here: whatever is blocked is blocked by Landlock and seccomp alone.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import site
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import referee
+from referee.sandbox.layers import available
+from referee.sandbox.paths import unreadable_by_others
+
+ROOT = Path(referee.__file__).resolve().parent.parent
+BOTS = Path(__file__).resolve().parent / "bots"
+SYSTEM_PYTHON = "/usr/bin/python3"
+NOBODY = 65534
+PATHS = [str(ROOT), *site.getsitepackages()]
+
+
+def _why_not() -> str | None:
+    if os.geteuid() != 0:
+        return "the test needs root to drop to another uid"
+    if not os.path.exists(SYSTEM_PYTHON):
+        return f"no {SYSTEM_PYTHON} that another uid could run"
+    if available()["landlock"] is not None:
+        return f"no Landlock: {available()['landlock']}"
+    for path in [SYSTEM_PYTHON, *(os.path.join(p, "x") for p in PATHS)]:
+        blocked = unreadable_by_others([SYSTEM_PYTHON, path])
+        if blocked is not None and os.path.exists(os.path.dirname(path)):
+            return f"another uid cannot reach {blocked[0]} (the checkout or its packages)"
+    check = subprocess.run(
+        [SYSTEM_PYTHON, "-c", f"import sys; sys.path[:0] = {PATHS!r}; import msgspec, trio"],
+        capture_output=True,
+        check=False,
+    )
+    if check.returncode != 0:
+        return f"{SYSTEM_PYTHON} cannot import the referee's packages: {check.stderr[-200:]!r}"
+    return None
+
+
+pytestmark = pytest.mark.skipif(_why_not() is not None, reason=str(_why_not()))
+
+
+@pytest.fixture
+def workdir() -> Iterator[Path]:
+    """A directory the unprivileged referee owns (pytest's tmp_path is root's alone)."""
+    folder = Path(tempfile.mkdtemp(prefix="texas42-nobody-"))
+    os.chown(folder, NOBODY, NOBODY)
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _referee(workdir: Path, *args: str, target: str = "") -> subprocess.CompletedProcess[str]:
+    program = f"import sys; sys.path[:0] = {PATHS!r}; from referee.cli import app; app()"
+    return subprocess.run(
+        [SYSTEM_PYTHON, "-c", program, *args],
+        user=NOBODY,
+        group=NOBODY,
+        extra_groups=[],
+        cwd=workdir,
+        env={"PATH": "/usr/bin:/bin", "HOME": str(workdir), "ATTACK_TARGET": target},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+@pytest.mark.parametrize(
+    ("attack", "mode"),
+    [
+        *((name, mode) for name in ("read-log", "signal-referee", "referee-fd", "list-scratch")
+          for mode in ("off", "strict")),
+        ("setsid", "strict"),  # with the sandbox off it escapes: tested as root
+    ],
+)  # fmt: skip
+def test_attack_on_an_unprivileged_referee(workdir: Path, attack: str, mode: str) -> None:
+    log = workdir / "logs" / "match.jsonl"
+    target = {"read-log": str(log), "list-scratch": "/tmp"}.get(attack, "")
+    name = {"read-log": "read-file", "list-scratch": "list-dir"}.get(attack, attack)
+    attacker = shlex.join([SYSTEM_PYTHON, str(BOTS / "attacker_bot.py"), "--attack", name])
+    random_bot = shlex.join([SYSTEM_PYTHON, str(ROOT / "example_bots" / "random_bot.py")])
+    run = _referee(
+        workdir, "match", random_bot, attacker, "--log", str(log), "--max-hands", "1",
+        "--json", "--sandbox", mode, target=target,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    outcome = json.loads(run.stdout)
+    layers = outcome["sandbox"]["seats"]["B"]
+    report = (workdir / "logs" / "match.jsonl.B.stderr").read_text()
+    if mode == "off":  # the attack is real: as the referee's own uid, nothing stops it
+        assert "SUCCEEDED" in report, report
+        return
+    assert "landlock" in layers and "seccomp" in layers and "uid" not in layers
+    assert "cgroup" not in layers
+    assert "BLOCKED PermissionError" in report, report
+    assert outcome["end"] == "max_hands"
+
+
+def test_strict_needs_no_root(workdir: Path) -> None:
+    run = _referee(workdir, "sandbox", "--json")
+    assert run.returncode == 0, run.stdout + run.stderr
+    rows = {row["layer"]: row for row in json.loads(run.stdout)["layers"]}
+    assert rows["cgroup"]["works"] is False and "root" in rows["cgroup"]["detail"]
+    assert rows["landlock"]["works"] and rows["seccomp"]["works"]
+    assert os.getuid() == 0 and sys.executable  # the test itself stays root
