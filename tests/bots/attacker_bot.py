@@ -3,8 +3,8 @@
 At its first ``act`` (every seat is running by then, and the log holds the deal) it tries
 the attack named by ``--attack``, aimed at ``$ATTACK_TARGET``, and writes one line to
 stderr, which the referee keeps beside the log: ``ATTACK <name>: SUCCEEDED <what it got>``
-or ``ATTACK <name>: BLOCKED <why>``. Every attack is also run with the sandbox off in the tests, where it must succeed:
-that is what shows the attack is real.
+or ``ATTACK <name>: BLOCKED <why>``. Every attack is also run with the sandbox off in the
+tests, where it must succeed: that is what shows the attack is real.
 """
 
 import ctypes
