@@ -100,12 +100,13 @@ def _result(
     marks: tuple[int, int] | None = None,
 ) -> MatchResult:
     """A hand-made results line: ``winner`` is an entrant's name, or None (unfinished);
-    ``marks`` are (AC, BD), i.e. (first, second)."""
+    ``marks`` are (AC, BD), i.e. (first, second). Its id is the one ``plan`` gives when the
+    names are in the entrants' order and ``seed`` is the deal seed's index."""
     side = None if winner is None else ("AC" if winner == first else "BD")
     if marks is None:
         marks = {"AC": (7, 2), "BD": (2, 7), None: (3, 3)}[side]
     return MatchResult(
-        match_id=f"{first}~{second}~{seed:016x}~{leg}",
+        match_id=f"{min(first, second)}~{max(first, second)}~s{seed}~{leg}",
         first=first,
         second=second,
         seed=seed,
@@ -119,7 +120,7 @@ def _result(
         faults={seat: {} for seat in SEATS},
         game_digest="0" * 64,
         log_digest="0" * 64,
-        log=f"logs/{first}~{second}~{seed:016x}~{leg}.jsonl",
+        log=f"logs/{min(first, second)}~{max(first, second)}~s{seed}~{leg}.jsonl",
     )
 
 
@@ -271,12 +272,30 @@ def test_match_ids_are_unique_and_deterministic(tmp_path: Path) -> None:
     assert [job.match_id for job in again] == ids
     assert [job.seed for job in again] == [job.seed for job in jobs]
     other = plan(_settings(("a", "b", "c"), seeds=5, seed=8), tmp_path / "logs")
-    assert not {job.match_id for job in other} & set(ids)
-    assert not {job.seed for job in other} & {job.seed for job in jobs}
+    assert [job.match_id for job in other] == ids  # the ids do not tell the seeds apart...
+    assert not {job.seed for job in other} & {job.seed for job in jobs}  # ...the deals differ
     # A fixed vector: the same ids on any machine, in any process (no hash randomization).
     assert deal_seeds(1, 1) == [0x6A518882839AF5EE]
     first = plan(_settings(("a", "b"), seeds=1, seed=1), tmp_path)
-    assert [job.match_id for job in first] == ["a~b~6a518882839af5ee~1", "a~b~6a518882839af5ee~2"]
+    assert [job.match_id for job in first] == ["a~b~s0~1", "a~b~s0~2"]
+    assert first[0].seed == 0x6A518882839AF5EE
+
+
+def test_match_ids_and_log_names_hold_the_seed_index_not_the_seed(tmp_path: Path) -> None:
+    """Whoever can list the logs directory must not learn the deals from the names."""
+    settings = _settings(("a", "b", "c"), seeds=12)
+    jobs = plan(settings, tmp_path)
+    seeds = deal_seeds(settings.seed, 12)
+    for job in jobs:
+        index = seeds.index(job.seed)
+        first, second = sorted((job.first.name, job.second.name))
+        assert job.match_id == f"{first}~{second}~s{index:02d}~{job.leg}"  # two digits for 12
+        assert Path(job.log).name == f"{job.match_id}.jsonl"
+        for text in (job.match_id, job.log):
+            assert f"{job.seed:x}" not in text and str(job.seed) not in text
+    assert [job.match_id for job in jobs[:2]] == ["a~b~s00~1", "a~b~s00~2"]
+    assert jobs[-1].match_id == "b~c~s11~2"
+    assert plan(_settings(("a", "b"), seeds=1000), tmp_path)[-1].match_id == "a~b~s0999~2"
 
 
 def test_deal_seeds_are_64_bit_and_distinct() -> None:
@@ -404,8 +423,8 @@ def test_run_jobs_on_worker_processes(tmp_path: Path) -> None:
 
 def _two_results() -> list[MatchResult]:
     return [
-        _result("a", "b", "a", seed=10, leg=1),
-        _result("b", "a", None, seed=10, leg=2),
+        _result("a", "b", "a", seed=0, leg=1),
+        _result("b", "a", None, seed=0, leg=2),
     ]
 
 
@@ -437,7 +456,7 @@ def test_resume_drops_a_cut_off_last_line(tmp_path: Path, cut: str) -> None:
     for result in _two_results():
         results_file.append(result)
     results_file.close()
-    third = _result("a", "b", "b", seed=20, leg=1)
+    third = _result("a", "b", "b", seed=1, leg=1)
     line = msgspec.json.encode(third)
     with path.open("ab") as stream:  # what kill -9 in the middle of a write leaves behind
         stream.write(line[: len(line) // 2] if cut == "half a line" else line)
@@ -852,10 +871,11 @@ def test_sprt_reports_the_verdict_that_stopped_the_tournament(
         winner = job.second.name if job.first.name == "strong" else job.first.name
         if job.seed != losing_pair:
             winner = "strong"
-        return _result(job.first.name, job.second.name, winner, seed=job.seed, leg=job.leg)
+        result = _result(job.first.name, job.second.name, winner, seed=job.seed, leg=job.leg)
+        return msgspec.structs.replace(result, match_id=job.match_id)
 
     def fake_run_jobs(
-        executor: Any, jobs: Any, window: int, on_result: Any, on_error: Any = None
+        executor: Any, jobs: Any, window: int, on_result: Any, **callbacks: Any
     ) -> None:
         """``run_jobs`` with matches finishing in the order they started."""
         queue, running, submitting = list(jobs), [], True

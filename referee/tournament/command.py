@@ -18,6 +18,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
+from referee.files import private_directory
 from referee.rules.deal import check_seed
 from referee.settings import MatchLimits
 from referee.tournament.plan import (
@@ -28,7 +29,7 @@ from referee.tournament.plan import (
     check_entrants,
     plan,
 )
-from referee.tournament.results import MatchResult, ResultsFile, read_results
+from referee.tournament.results import MatchResult, ResultsFile, read_results, refuse_used_logs
 from referee.tournament.run import dask_executor, default_jobs, local_executor, run_jobs
 from referee.tournament.standings import Sprt, Standings, pair_scores, standings
 
@@ -179,7 +180,10 @@ def run(options: Options) -> int:
     settings, rest = settings_of(options)
     sprt = _sprt(rest["sprt"], rest["alpha"], rest["beta"], len(settings.entrants))
     try:
-        Path(rest["logs"]).mkdir(parents=True, exist_ok=True)
+        private_directory(Path(rest["logs"]))
+        results_path = Path(rest["results"])
+        if not results_path.exists() or results_path.stat().st_size == 0:  # a new tournament
+            refuse_used_logs(plan(settings, rest["logs"]))
         results_file = ResultsFile.open(rest["results"], settings, options.resume)
     except OSError as exc:
         raise TournamentError(f"{exc.filename}: {exc.strerror or exc}") from None
@@ -231,8 +235,14 @@ def run(options: Options) -> int:
             live.update(view())
         return not decided()
 
+    failed: set[str] = set()
+
     def on_error(job: MatchJob, error: BaseException) -> None:
+        failed.add(job.match_id)
         err.print(f"match {escape(job.match_id)} failed: {type(error).__name__}: {error}")
+
+    def on_retry(job: MatchJob, error: BaseException, attempt: int) -> None:
+        err.print(f"match {escape(job.match_id)}: {error}; playing it again (attempt {attempt})")
 
     executor = (
         dask_executor(rest["dask"], rest["jobs"]) if rest["dask"] else local_executor(rest["jobs"])
@@ -241,7 +251,14 @@ def run(options: Options) -> int:
     with Live(view(), console=err, refresh_per_second=4, transient=True) as live:
         try:
             with executor as (pool, slots):
-                run_jobs(pool, missing, window=2 * slots, on_result=on_result, on_error=on_error)
+                run_jobs(
+                    pool,
+                    missing,
+                    window=2 * slots,
+                    on_result=on_result,
+                    on_error=on_error,
+                    on_retry=on_retry,
+                )
         except KeyboardInterrupt:
             interrupted = True
     results_file.close()
@@ -282,6 +299,20 @@ def run(options: Options) -> int:
             " with --resume to play the rest"
         )
         return 130
+    # Not played: what the referee failed on or gave up; and, unless the SPRT has decided (then
+    # no more are played), every match left over, e.g. when the executor refused work.
+    stopped = verdict.get("verdict", "continue") != "continue"
+    left = [job.match_id for job in jobs if job.match_id not in results_file.done]
+    left = [match_id for match_id in left if match_id in failed or not stopped]
+    if left:
+        listed = ", ".join(left[:20]) + (f" and {len(left) - 20} more" if len(left) > 20 else "")
+        retry = (
+            "the SPRT has decided, so --resume plays no more"
+            if stopped
+            else "run the same command with --resume to retry them"
+        )
+        err.print(f"{len(left)} of {len(jobs)} matches not played: {escape(listed)}; {retry}")
+        return 1
     return 0
 
 

@@ -95,13 +95,18 @@ def pairings(entrants: list[Entrant], format: Format) -> list[tuple[Entrant, Ent
 
 def plan(settings: TournamentSettings, logs: Path) -> list[MatchJob]:
     """Every match, in the order they are started: seed by seed, pairing by pairing, both
-    legs of a duplicate pair one after the other (so a stopped tournament has whole pairs)."""
+    legs of a duplicate pair one after the other (so a stopped tournament has whole pairs).
+
+    A match id — and its log's name — holds the deal seed's place in the tournament's list
+    (``a~b~s07~1``), never the seed: anyone who can list the logs directory would learn every
+    deal."""
     limits = settings.limits
+    width = len(str(settings.seeds))
     jobs: list[MatchJob] = []
-    for seed in deal_seeds(settings.seed, settings.seeds):
+    for index, seed in enumerate(deal_seeds(settings.seed, settings.seeds)):
         for a, b in pairings(settings.entrants, settings.format):
             for leg, (first, second) in ((1, (a, b)), (2, (b, a))):
-                match_id = f"{a.name}~{b.name}~{seed:016x}~{leg}"
+                match_id = f"{a.name}~{b.name}~s{index:0{width}d}~{leg}"
                 match_settings = limits.for_seed(seed)
                 log = str(logs / f"{match_id}.jsonl")
                 jobs.append(

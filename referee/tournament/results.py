@@ -3,10 +3,13 @@
 Each line is appended and flushed the moment its match ends, so after Ctrl-C or ``kill -9``
 the file holds every finished match and at most a cut-off last line, which ``--resume``
 drops before running exactly the matches that are missing.
+
+The file holds every deal seed, so it is the operator's alone: mode 0600, whatever the umask.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 from typing import IO
@@ -15,7 +18,7 @@ import msgspec
 
 from referee.records import Forfeit
 from referee.rules.tiles import Partnership, Seat
-from referee.tournament.plan import MatchJob, TournamentSettings
+from referee.tournament.plan import MatchJob, TournamentSettings, plan
 
 
 class ResultsHeader(msgspec.Struct, frozen=True, tag_field="type", tag="tournament"):
@@ -84,8 +87,13 @@ class ResultsFile:
             raise ResultsError(f"{path} exists: add --resume to complete it, or choose another")
         path.parent.mkdir(parents=True, exist_ok=True)
         if exists:
-            done = _read(path, fingerprint)
-        stream = path.open("ab")
+            done = _read(path, settings)
+        descriptor = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        # The umask may have taken bits from 0o600 (or, resuming, an older file may give more):
+        # set exactly owner read and write. Only another user's file refuses (and is kept).
+        with contextlib.suppress(PermissionError):
+            os.fchmod(descriptor, 0o600)
+        stream = os.fdopen(descriptor, "ab")
         if not exists:
             header = ResultsHeader(fingerprint=fingerprint, settings=settings)
             stream.write(msgspec.json.encode(header) + b"\n")
@@ -118,12 +126,30 @@ def read_results(path: Path) -> tuple[ResultsHeader, list[MatchResult]]:
     return header, results  # type: ignore[return-value]
 
 
-def _read(path: Path, fingerprint: str) -> dict[str, MatchResult]:
+def refuse_used_logs(jobs: list[MatchJob]) -> None:
+    """A new tournament must not overwrite another's logs: match ids (and so log names) hold
+    the deal seed's index, not the seed, so two tournaments of the same entrants share them."""
+    used = next((Path(job.log) for job in jobs if Path(job.log).exists()), None)
+    if used is not None:
+        raise ResultsError(
+            f"{used.parent} already holds {used.name} (another tournament's log?):"
+            " choose another --logs"
+        )
+
+
+def _read(path: Path, settings: TournamentSettings) -> dict[str, MatchResult]:
     header, results = read_results(path)
-    if header.fingerprint != fingerprint:
+    if header.fingerprint != settings.fingerprint():
         raise ResultsError(
             f"{path} belongs to another tournament (other entrants, seeds or limits):"
             " resume with the same settings, or choose another --results"
+        )
+    planned = {job.match_id for job in plan(settings, Path())}
+    stale = next((result.match_id for result in results if result.match_id not in planned), None)
+    if stale is not None:  # e.g. the seed-bearing match ids of an older referee
+        raise ResultsError(
+            f"{path} holds a match this tournament does not plan ({stale}): written by an"
+            " older referee? choose another --results"
         )
     data = path.read_bytes()
     if not data.endswith(b"\n"):  # a line cut off by kill -9: drop it before appending
