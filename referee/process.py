@@ -269,4 +269,9 @@ class BotProcess:
             return fault
         tail = self.stderr.last_line()
         said = f"; its stderr ends: {tail!r}" if tail else ""
+        if self.jail is not None and ("Permission denied" in tail or "EACCES" in tail):
+            said += (
+                "; the sandbox lets a bot read only its runtime, the files and directories"
+                " its command names, and --sandbox-allow PATH"
+            )
         return type(fault)(f"{fault} ({exit_status(code)}{said})")

@@ -91,6 +91,10 @@ ATTACKS = [
     ("tcp", "{port}"),
     ("udp", "{port}"),
     ("setsid", ""),
+    ("sysv-shm", ""),
+    ("unix-socket", ""),
+    ("flock", ""),
+    ("inotify", ""),
 ]
 
 

@@ -5,6 +5,8 @@ named and as resolved, since a venv's ``python`` is a link into its base interpr
 interpreter of a ``#!`` script, and every word that names an existing file or directory (the
 bot's script, a jar, a class path). An executable in a ``bin`` directory brings its whole
 prefix (``/usr``, a venv, ``~/.pyenv/versions/X``): interpreters keep their libraries there.
+No rule ever grants a directory such as ``/``, ``/tmp``, ``/proc`` or the operator's home
+whole: a program or word there is allowed alone.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import os
 import shlex
 import shutil
 import stat
+import tempfile
 from pathlib import Path
 from typing import Final
 
@@ -42,6 +45,21 @@ SYSTEM: Final = (
 DEVICES: Final = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
 
 
+#: Directories never allowed whole: the root, what holds other processes' and users' data,
+#: and the operator's home (a bot at ``~/bot.py`` gets that file, not ``~``).
+_NEVER: Final = frozenset(
+    {
+        *("/", "/proc", "/sys", "/dev", "/dev/shm", "/tmp", "/var/tmp", "/run", "/var"),
+        *("/home", "/root", "/etc", "/mnt", "/media", "/srv", "/opt", "/boot"),
+    }
+)
+
+
+def closed(folder: Path) -> bool:
+    """Is ``folder`` one that no bot may have whole?"""
+    return str(folder) in _NEVER or folder == Path.home() or folder == Path(tempfile.gettempdir())
+
+
 def executable(argv0: str) -> Path | None:
     """The program ``argv0`` names, as ``exec`` would find it."""
     found = shutil.which(argv0) if os.sep not in argv0 else argv0
@@ -49,9 +67,12 @@ def executable(argv0: str) -> Path | None:
 
 
 def _prefix(program: Path) -> Path:
-    """``/usr/bin/node`` -> ``/usr``; ``bots/mybot`` -> ``bots``."""
+    """``/usr/bin/node`` -> ``/usr``; ``bots/mybot`` -> ``bots``; ``/bin/sh`` -> ``/bin``
+    (never ``/``); ``/tmp/mybot`` -> the file itself (never ``/tmp``)."""
     folder = program.parent
-    return folder.parent if folder.name in ("bin", "sbin") and folder.parent != folder else folder
+    if folder.name in ("bin", "sbin", "shims") and not closed(folder.parent):
+        return folder.parent  # shims: pyenv, rbenv, nodenv, asdf keep their versions beside
+    return program if closed(folder) else folder
 
 
 def _shebang(program: Path) -> list[str]:
@@ -86,7 +107,11 @@ def program_files(argv: list[str]) -> tuple[list[Path], list[Path]]:
         for piece in word.split("=")[-1].split(os.pathsep):
             if piece and os.path.exists(piece):
                 path = Path(os.path.abspath(piece))
-                own.append(path if path.is_dir() else path.parent)
+                if path.is_dir():
+                    if not closed(path):
+                        own.append(path)
+                else:
+                    own.append(path if closed(path.parent) else path.parent)
     return _unique(runtime), _unique(own)
 
 

@@ -9,6 +9,7 @@ a refusal, never a silent downgrade; under ``auto`` it is said in the same line.
 from __future__ import annotations
 
 import os
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -141,12 +142,14 @@ def plan(
         seats[seat] = layers
         if "landlock" in layers and "uid" not in layers:
             for folder in readable.get(seat, []):
-                for secret in secrets:
+                # The seats' scratch directories live under the temporary directory.
+                for secret in [*secrets, Path(tempfile.gettempdir())]:
                     if paths.contains(folder, secret):
                         warnings.append(
                             f"seat {seat} may read {secret}: it is inside {folder}, which the"
-                            " bot's program needs; keep logs and results outside the bots'"
-                            " directories (--log, --logs, --results)"
+                            " bot's program needs; keep logs, results and the temporary"
+                            " directory outside the bots' directories (--log, --logs,"
+                            " --results, TMPDIR)"
                         )
     report = msgspec.structs.replace(bounds, seats=seats, off=off)
     sandbox = SandboxPlan(settings, limits, report, readable, list(dict.fromkeys(warnings)))

@@ -6,7 +6,13 @@ What it refuses, and why:
   so the referee and the reaper can always end the whole tree;
 - ``ptrace``, ``process_vm_readv``/``writev``, ``pidfd_getfd``, ``kcmp``: no reading or writing
   another process's memory or descriptors;
-- ``socket`` for any family but ``AF_UNIX`` (EACCES): no network, UDP included;
+- ``socket`` (EACCES): no network, UDP included, and no named or abstract unix sockets either
+  (``socketpair`` still works, for a bot's own processes);
+- every channel between two bots that no file permission or Landlock rule sees: System V
+  shared memory, semaphores and message queues, POSIX message queues, file locks (``flock``,
+  ``fcntl`` lock, lease and dnotify commands: two partners may both read the same runtime
+  files), inotify and fanotify; System V objects would also outlive the match, so a bot could
+  leave the deals of a duplicate pair's first leg to the second;
 - namespace creation (``unshare``, ``setns``, ``clone`` with a ``CLONE_NEW*`` flag, and
   ``clone3``, which answers ENOSYS so libc falls back to ``clone``), mounts, ``chroot``;
 - kernel attack surface a bot never needs: io_uring, bpf, keyrings, perf events, userfaultfd,
@@ -39,8 +45,12 @@ _KILL_PROCESS: Final = 0x80000000
 _NR: Final = 0
 _ARCH: Final = 4
 _ARG0: Final = 16  # the low 32 bits of args[0] (little-endian)
+_ARG1: Final = 24
 
-_AF_UNIX: Final = 1
+#: fcntl commands refused: F_GETLK, F_SETLK, F_SETLKW, F_OFD_GETLK, F_OFD_SETLK,
+#: F_OFD_SETLKW, F_SETLEASE, F_GETLEASE, F_NOTIFY.
+_FCNTL_DENIED: Final = (5, 6, 7, 36, 37, 38, 1024, 1025, 1026)
+
 _CLONE_NEW: Final = (
     0x00000080  # CLONE_NEWTIME
     | 0x00020000  # CLONE_NEWNS
@@ -54,6 +64,30 @@ _CLONE_NEW: Final = (
 
 #: Denied system calls by name (the same list on every architecture).
 DENIED: Final = [
+    "shmget",
+    "shmat",
+    "shmctl",
+    "shmdt",
+    "semget",
+    "semop",
+    "semctl",
+    "semtimedop",
+    "msgget",
+    "msgsnd",
+    "msgrcv",
+    "msgctl",
+    "mq_open",
+    "mq_unlink",
+    "mq_timedsend",
+    "mq_timedreceive",
+    "mq_notify",
+    "mq_getsetattr",
+    "flock",
+    "inotify_init1",
+    "inotify_add_watch",
+    "fanotify_init",
+    "fanotify_mark",
+    "socket",
     "setsid",
     "setpgid",
     "ptrace",
@@ -104,7 +138,7 @@ DENIED: Final = [
     "open_by_handle_at",
     "name_to_handle_at",
 ]
-_X86_ONLY: Final = {"iopl": 172, "ioperm": 173}
+_X86_ONLY: Final = {"iopl": 172, "ioperm": 173, "inotify_init": 253}
 
 _X86_64: Final = {
     "setsid": 112, "setpgid": 109, "ptrace": 101, "process_vm_readv": 310,
@@ -119,7 +153,12 @@ _X86_64: Final = {
     "settimeofday": 164, "clock_settime": 227, "clock_adjtime": 305, "adjtimex": 159,
     "sethostname": 170, "setdomainname": 171, "acct": 163, "quotactl": 179, "syslog": 103,
     "open_by_handle_at": 304, "name_to_handle_at": 303,
-    "socket": 41, "clone": 56, "clone3": 435,
+    "socket": 41, "clone": 56, "clone3": 435, "fcntl": 72,
+    "shmget": 29, "shmat": 30, "shmctl": 31, "shmdt": 67, "semget": 64, "semop": 65,
+    "semctl": 66, "semtimedop": 220, "msgget": 68, "msgsnd": 69, "msgrcv": 70, "msgctl": 71,
+    "mq_open": 240, "mq_unlink": 241, "mq_timedsend": 242, "mq_timedreceive": 243,
+    "mq_notify": 244, "mq_getsetattr": 245, "flock": 73, "inotify_init1": 294,
+    "inotify_add_watch": 254, "fanotify_init": 300, "fanotify_mark": 301,
 }  # fmt: skip
 _AARCH64: Final = {
     "setsid": 157, "setpgid": 154, "ptrace": 117, "process_vm_readv": 270,
@@ -134,7 +173,12 @@ _AARCH64: Final = {
     "clock_settime": 112, "clock_adjtime": 266, "adjtimex": 171, "sethostname": 161,
     "setdomainname": 162, "acct": 89, "quotactl": 60, "syslog": 116,
     "open_by_handle_at": 265, "name_to_handle_at": 264,
-    "socket": 198, "clone": 220, "clone3": 435,
+    "socket": 198, "clone": 220, "clone3": 435, "fcntl": 25,
+    "shmget": 194, "shmctl": 195, "shmat": 196, "shmdt": 197, "semget": 190, "semctl": 191,
+    "semtimedop": 192, "semop": 193, "msgget": 186, "msgctl": 187, "msgrcv": 188,
+    "msgsnd": 189, "mq_open": 180, "mq_unlink": 181, "mq_timedsend": 182,
+    "mq_timedreceive": 183, "mq_notify": 184, "mq_getsetattr": 185, "flock": 32,
+    "inotify_init1": 26, "inotify_add_watch": 27, "fanotify_init": 262, "fanotify_mark": 263,
 }  # fmt: skip
 #: AUDIT_ARCH_* value and system call table per machine; x32 calls have bit 30 set.
 _ARCHES: Final = {
@@ -171,16 +215,15 @@ def program(machine: str | None = None) -> bytes:
         code += [_insn(0x35, _X32_BIT, jf=1), _insn(_RET, eperm)]  # 0x35: jge
     denied = [*DENIED, *(_X86_ONLY if machine == "x86_64" else ())]
     for name in denied:
-        code += [_insn(_JEQ, numbers[name], jf=1), _insn(_RET, eperm)]
+        refusal = errno.EACCES if name == "socket" else errno.EPERM
+        code += [_insn(_JEQ, numbers[name], jf=1), _insn(_RET, _ERRNO | refusal)]
     code += [_insn(_JEQ, numbers["clone3"], jf=1), _insn(_RET, _ERRNO | errno.ENOSYS)]
-    # socket(): only AF_UNIX. The accumulator still holds the call number.
-    code += [
-        _insn(_JEQ, numbers["socket"], jf=3),
-        _insn(_LD_ABS_W, _ARG0),
-        _insn(_JEQ, _AF_UNIX, jt=1),
-        _insn(_RET, _ERRNO | errno.EACCES),
-        _insn(_LD_ABS_W, _NR),
-    ]
+    # fcntl(): no lock, lease or dnotify command. The accumulator still holds the call number.
+    commands = len(_FCNTL_DENIED)
+    code += [_insn(_JEQ, numbers["fcntl"], jf=commands + 3), _insn(_LD_ABS_W, _ARG1)]
+    for index, command in enumerate(_FCNTL_DENIED):
+        code.append(_insn(_JEQ, command, jt=commands - index))
+    code += [_insn(_RET, _ALLOW), _insn(_RET, eperm)]
     # clone(): no new namespaces.
     code += [
         _insn(_JEQ, numbers["clone"], jf=3),

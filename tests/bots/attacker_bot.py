@@ -117,6 +117,31 @@ def attack() -> str:
         with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as udp:
             udp.sendto(b"x", ("127.0.0.1", int(target)))
             return "sent a datagram"
+    if name == "sysv-shm":  # a segment both partners (or both legs) could share
+        segment = libc.shmget(0x42424242, 4096, 0o1666)  # IPC_CREAT, rw for all
+        if segment < 0:
+            raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
+        libc.shmctl(segment, 0, None)  # IPC_RMID: leave nothing behind
+        return f"shared memory segment {segment}"
+    if name == "unix-socket":
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as unix:
+            path = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"attack-{os.getpid()}")
+            unix.bind(path)
+            os.unlink(path)
+            return f"bound {path}"
+    if name == "flock":  # a lock on a file every bot can read is a channel between partners
+        import fcntl
+
+        with open(sys.executable, "rb") as shared:
+            fcntl.flock(shared, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            fcntl.lockf(shared, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            return f"locked {sys.executable}"
+    if name == "inotify":
+        watcher = libc.inotify_init1(0)
+        if watcher < 0:
+            raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
+        os.close(watcher)
+        return "an inotify instance"
     if name == "setsid":
         read_end, write_end = os.pipe()
         child = os.fork()

@@ -1,0 +1,113 @@
+"""What a bot may read, which layers each seat gets, and the line that says so — decided
+before any bot starts (no processes here)."""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from referee.errors import SandboxRefused
+from referee.sandbox import paths
+from referee.sandbox.layers import available
+from referee.sandbox.policy import SandboxReport, plan
+from referee.settings import MatchLimits, SandboxSettings
+
+LIMITS = MatchLimits()
+
+
+def test_no_rule_grants_the_root_or_tmp_whole(tmp_path: Path) -> None:
+    script = Path(tempfile.gettempdir()) / f"bot-{os.getpid()}.sh"
+    script.write_text("#!/bin/sh\nexec /usr/bin/env true\n")
+    script.chmod(0o755)
+    try:
+        for argv in (
+            ["/bin/sh", "-c", "true"],
+            [str(script)],
+            ["java", "-cp", tempfile.gettempdir(), "Bot"],
+            ["node", str(Path.home() / "bot.js")],
+        ):
+            runtime, own = paths.program_files(argv)
+            granted = [*runtime, *own]
+            assert not [p for p in granted if p.is_dir() and paths.closed(p)], (argv, granted)
+        runtime, _ = paths.program_files([str(script)])
+        assert script in runtime  # a program in /tmp is allowed alone
+        assert Path("/usr") in runtime  # and its interpreter's prefix (#!/bin/sh)
+    finally:
+        script.unlink()
+
+
+def test_a_venv_brings_itself_and_its_base_interpreter() -> None:
+    runtime, own = paths.program_files([sys.executable, __file__])
+    prefix = Path(sys.executable).parent.parent
+    assert Path(os.path.abspath(prefix)) in runtime
+    assert Path(os.path.realpath(sys.executable)).parent.parent in runtime
+    assert own == [Path(__file__).resolve().parent]
+
+
+def test_words_naming_files_and_class_paths_are_the_bots_own(tmp_path: Path) -> None:
+    jar = tmp_path / "lib" / "bot.jar"
+    jar.parent.mkdir()
+    jar.write_bytes(b"")
+    _, own = paths.program_files(["java", f"-Dx={tmp_path}", "-cp", f"{jar}:{tmp_path}", "B"])
+    assert own == [tmp_path, jar.parent]
+
+
+def test_off_says_what_it_leaves_open() -> None:
+    sandbox = plan(SandboxSettings(mode="off"), LIMITS, dict.fromkeys("ABCD", "bot"))  # type: ignore[arg-type]
+    assert sandbox.report.seats == {seat: [] for seat in "ABCD"}
+    assert sandbox.report.summary().startswith("sandbox off: bots run as your user")
+
+
+def test_summary_names_every_layer_off_and_why() -> None:
+    report = SandboxReport(
+        mode="auto",
+        seats={
+            "A": ["rlimits", "uid"],
+            "B": ["rlimits"],
+            "C": ["rlimits", "uid"],
+            "D": ["rlimits"],
+        },
+        off={"cgroup": "needs root", "uid B": "x is closed", "uid D": "x is closed"},
+        memory_mb=64,
+        cpu_seconds=2,
+        max_processes=8,
+        file_size_mb=1,
+    )
+    line = report.summary()
+    assert line.startswith("sandbox auto: rlimits; uid for A, C")
+    assert "cgroup (needs root)" in line and "uid for B, D (x is closed)" in line
+    assert "64 MiB, 2 s CPU, 8 processes" in line
+
+
+needs_landlock = pytest.mark.skipif(available()["landlock"] is not None, reason="no Landlock")
+
+
+@needs_landlock
+def test_a_bot_whose_directory_holds_the_logs_is_a_warning_then_a_refusal(tmp_path: Path) -> None:
+    (tmp_path / "bot.py").write_text("")
+    command = f"{sys.executable} {tmp_path / 'bot.py'}"
+    commands = dict.fromkeys("ABCD", command)
+    sandbox = plan(SandboxSettings(), LIMITS, commands, [tmp_path / "logs"])  # type: ignore[arg-type]
+    private = [seat for seat, layers in sandbox.report.seats.items() if "uid" in layers]
+    if private:
+        pytest.skip("the seats got their own uid: the logs are closed to them by permissions")
+    assert any(str(tmp_path / "logs") in warning for warning in sandbox.warnings)
+    with pytest.raises(SandboxRefused, match="may read"):
+        plan(SandboxSettings(mode="strict"), LIMITS, commands, [tmp_path / "logs"])  # type: ignore[arg-type]
+
+
+@needs_landlock
+def test_strict_names_a_missing_layer(monkeypatch: pytest.MonkeyPatch) -> None:
+    from referee.sandbox import policy
+
+    missing = {**available(), "seccomp": "this kernel has no seccomp"}
+    monkeypatch.setattr(policy, "available", lambda: missing)
+    with pytest.raises(SandboxRefused, match="seccomp is not available: this kernel has no"):
+        plan(SandboxSettings(mode="strict"), LIMITS, dict.fromkeys("ABCD", "/bin/true"))  # type: ignore[arg-type]
+    sandbox = plan(SandboxSettings(), LIMITS, dict.fromkeys("ABCD", "/bin/true"))  # type: ignore[arg-type]
+    assert "seccomp" not in sandbox.report.seats["A"]
+    assert "seccomp (this kernel has no seccomp)" in sandbox.report.summary()
