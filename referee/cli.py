@@ -83,11 +83,16 @@ SANDBOX_HELP = (
     " without the layers a competition needs; off: bots run as you, in their own process group."
 )
 ALLOW_HELP = "A file or directory every bot may read (repeat), e.g. a model file or a library."
+ENV_HELP = (
+    "An environment variable passed to sandboxed bots (repeat); they get only PATH, HOME, LANG,"
+    " LC_* and what runtimes look for (JAVA_HOME, VIRTUAL_ENV, ...)."
+)
 
 
 def _sandbox_plan(
     mode: Sandbox,
     allow: list[Path] | None,
+    env: list[str] | None,
     limits: MatchLimits,
     commands: dict[Seat, str],
     secrets: list[Path],
@@ -102,7 +107,9 @@ def _sandbox_plan(
     if missing:
         raise _fail(f"--sandbox-allow {missing[0]}: no such file or directory")
     settings = SandboxSettings(
-        mode=mode.value, allow=tuple(str(path.resolve()) for path in allow or [])
+        mode=mode.value,
+        allow=tuple(str(path.resolve()) for path in allow or []),
+        env=tuple(env or []),
     )
     try:
         sandbox = plan(settings, limits, commands, secrets)
@@ -182,9 +189,16 @@ def match_command(
     sandbox_allow: Annotated[
         list[Path] | None, typer.Option(metavar="PATH", help=ALLOW_HELP, show_default=False)
     ] = None,
+    sandbox_env: Annotated[
+        list[str] | None, typer.Option(metavar="NAME", help=ENV_HELP, show_default=False)
+    ] = None,
     memory_limit: Annotated[
         int, typer.Option(min=16, max=1 << 20, help="MiB of memory per seat (sandbox bound).")
     ] = 1024,
+    scratch_limit: Annotated[
+        int,
+        typer.Option(min=1, max=1 << 20, help="MiB of scratch space per seat (sandbox bound)."),
+    ] = 256,
     cpu_limit: Annotated[
         int,
         typer.Option(min=1, max=1 << 20, help="CPU seconds per bot process (sandbox bound)."),
@@ -230,6 +244,7 @@ def match_command(
         memory_mb=memory_limit,
         cpu_seconds=cpu_limit,
         max_processes=max_processes,
+        scratch_mb=scratch_limit,
     )
     log_path = log or default_log_path()
     if log_path.exists():
@@ -238,7 +253,7 @@ def match_command(
         private_directory(log_path.parent)
     except OSError as exc:
         raise _fail(f"cannot create {log_path.parent}: {exc.strerror or exc}") from None
-    plan = _sandbox_plan(sandbox, sandbox_allow, settings, commands, [log_path.parent])
+    plan = _sandbox_plan(sandbox, sandbox_allow, sandbox_env, settings, commands, [log_path.parent])
     outcome = _play(settings, commands, log_path, plan)
     if json_output:
         typer.echo(msgspec.json.encode(outcome).decode())
@@ -312,6 +327,10 @@ def replay_command(
         list[Path] | None,
         typer.Option(metavar="PATH", help="With --rerun: " + ALLOW_HELP, show_default=False),
     ] = None,
+    sandbox_env: Annotated[
+        list[str] | None,
+        typer.Option(metavar="NAME", help="With --rerun: " + ENV_HELP, show_default=False),
+    ] = None,
 ) -> None:
     """Render, verify or re-run a match from its replay log.
 
@@ -343,7 +362,7 @@ def replay_command(
 
             typer.echo(canonical_json(game_record(replay_log.records)).decode())
         elif rerun:
-            _rerun(replay_log, sandbox, sandbox_allow)
+            _rerun(replay_log, sandbox, sandbox_allow, sandbox_env)
         else:
             from referee import render
 
@@ -376,7 +395,9 @@ def _verify(replay_log: LogFile) -> None:
     typer.echo(f"log digest:  {result.log_digest}")
 
 
-def _rerun(replay_log: LogFile, sandbox: Sandbox, allow: list[Path] | None) -> None:
+def _rerun(
+    replay_log: LogFile, sandbox: Sandbox, allow: list[Path] | None, env: list[str] | None
+) -> None:
     from referee.records import MatchEndRecord
     from referee.settings import MatchSettings
 
@@ -389,13 +410,14 @@ def _rerun(replay_log: LogFile, sandbox: Sandbox, allow: list[Path] | None) -> N
             cpu_seconds=header.sandbox.cpu_seconds,
             max_processes=header.sandbox.max_processes,
             file_size_mb=header.sandbox.file_size_mb,
+            scratch_mb=header.sandbox.scratch_mb or settings.scratch_mb,
         )
     end = replay_log.records[-1]
     logged = end.game_digest if isinstance(end, MatchEndRecord) else None
     new_log = replay_log.path.with_name(replay_log.path.stem + ".rerun.jsonl")
     if new_log.exists():
         raise _fail(f"{new_log} exists (an earlier re-run): remove it first")
-    plan = _sandbox_plan(sandbox, allow, settings, header.bots, [new_log.parent])
+    plan = _sandbox_plan(sandbox, allow, env, settings, header.bots, [new_log.parent])
     outcome = _play(settings, header.bots, new_log, plan)
     typer.echo(f"logged game digest: {logged or '(none: the log is truncated)'}")
     typer.echo(f"rerun game digest:  {outcome.game_digest}  (log: {new_log})")
@@ -473,6 +495,27 @@ def tournament_command(
     max_hands: Annotated[
         int | None, typer.Option(min=1, max=1_000_000, help="Hands before a match is unfinished.")
     ] = None,
+    sandbox: Annotated[
+        Sandbox | None, typer.Option(help=SANDBOX_HELP + " Default: auto.", show_default=False)
+    ] = None,
+    sandbox_allow: Annotated[
+        list[Path] | None, typer.Option(metavar="PATH", help=ALLOW_HELP, show_default=False)
+    ] = None,
+    memory_limit: Annotated[
+        int | None, typer.Option(min=16, max=1 << 20, help="MiB of memory per seat (1024).")
+    ] = None,
+    cpu_limit: Annotated[
+        int | None, typer.Option(min=1, max=1 << 20, help="CPU seconds per bot process (600).")
+    ] = None,
+    max_processes: Annotated[
+        int | None, typer.Option(min=1, max=1 << 16, help="Processes per seat's tree (128).")
+    ] = None,
+    scratch_limit: Annotated[
+        int | None, typer.Option(min=1, max=1 << 20, help="MiB of scratch per seat (256).")
+    ] = None,
+    sandbox_env: Annotated[
+        list[str] | None, typer.Option(metavar="NAME", help=ENV_HELP, show_default=False)
+    ] = None,
     json_output: Annotated[
         bool, typer.Option("--json", help="Print the standings as JSON on stdout.")
     ] = False,
@@ -494,6 +537,10 @@ def tournament_command(
             "on_fault": on_fault.value if on_fault else None,
             "max_strikes": max_strikes,
             "max_hands": max_hands,
+            "memory_mb": memory_limit,
+            "cpu_seconds": cpu_limit,
+            "max_processes": max_processes,
+            "scratch_mb": scratch_limit,
         }.items()
         if value is not None
     }
@@ -513,6 +560,9 @@ def tournament_command(
         beta=beta,
         json_output=json_output,
         limits=limits,
+        sandbox=sandbox.value if sandbox else None,
+        sandbox_allow=sandbox_allow,
+        sandbox_env=sandbox_env,
     )
     try:
         status = run(options)

@@ -58,6 +58,8 @@ class MatchLimits(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
     max_processes: Annotated[int, msgspec.Meta(ge=1, le=1 << 16)] = 128
     #: Largest file the bot may write, in MiB.
     file_size_mb: Annotated[int, msgspec.Meta(ge=0, le=1 << 20)] = 64
+    #: MiB the bot may keep in its scratch directory, where it can be bounded (a tmpfs).
+    scratch_mb: Annotated[int, msgspec.Meta(ge=1, le=1 << 20)] = 256
 
     def for_seed(self, seed: int) -> MatchSettings:
         return MatchSettings(seed=seed, **msgspec.structs.asdict(self))
@@ -69,6 +71,9 @@ class SandboxSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_
     mode: SandboxMode = "auto"
     #: Extra paths every bot may read (files or directories, and what is beneath them).
     allow: tuple[str, ...] = ()
+    #: Environment variables passed to bots beyond ``BOT_ENVIRONMENT`` (which is all that
+    #: reaches a sandboxed bot: the referee's environment may hold an operator's secrets).
+    env: tuple[str, ...] = ()
 
 
 class MatchSettings(MatchLimits, frozen=True, kw_only=True, forbid_unknown_fields=True):

@@ -62,7 +62,8 @@ async def attack(
     commands["B"] = shlex.join(attacker)
     settings = MatchSettings(seed=5, max_hands=1, move_timeout=3.0, **limits)
     log = logs / "match.jsonl"
-    sandbox = plan(SandboxSettings(mode=mode), settings, commands, [logs])  # type: ignore[arg-type]
+    sandbox_settings = SandboxSettings(mode=mode, env=("ATTACK_TARGET",))  # type: ignore[arg-type]
+    sandbox = plan(sandbox_settings, settings, commands, [logs])
     try:
         outcome = await run_match(settings, commands, log, sandbox)
     finally:
@@ -155,3 +156,11 @@ async def test_big_file_is_a_file_size_fault(tmp_path: Path) -> None:
     records = read_log(tmp_path / "logs" / "match.jsonl").records
     faults = [record for record in records if isinstance(record, FaultRecord)]
     assert "1 MiB" in faults[0].detail
+
+
+@pytest.mark.skipif(available()["tmpfs"] is not None, reason="needs root to mount a tmpfs")
+async def test_scratch_cannot_fill_the_disk(tmp_path: Path) -> None:
+    report, outcome = await attack(tmp_path, "auto", "disk-fill", scratch_mb=8)
+    assert "BLOCKED OSError" in report and "No space left" in report, report
+    assert int(report.split("stopped after ")[1].split()[0]) <= 8
+    assert outcome.end == "max_hands"

@@ -98,7 +98,7 @@ def test_attack_on_an_unprivileged_referee(workdir: Path, attack: str, mode: str
     random_bot = shlex.join([SYSTEM_PYTHON, str(ROOT / "example_bots" / "random_bot.py")])
     run = _referee(
         workdir, "match", random_bot, attacker, "--log", str(log), "--max-hands", "1",
-        "--json", "--sandbox", mode, target=target,
+        "--json", "--sandbox", mode, "--sandbox-env", "ATTACK_TARGET", target=target,
     )  # fmt: skip
     assert run.returncode == 0, run.stderr
     outcome = json.loads(run.stdout)

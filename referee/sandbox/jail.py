@@ -20,6 +20,7 @@ referee reports the reason instead of waiting for a bot that never starts.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import errno
 import os
 import resource
@@ -53,6 +54,17 @@ _FILTER: list[seccomp.Filter] = []
 SETUP_FAILED: Final = 125
 MIB: Final = 1 << 20
 OPEN_FILES: Final = 1024
+#: What reaches a sandboxed bot of the referee's environment (with ``LC_*`` and the names
+#: given with ``--sandbox-env``): what runtimes look for, nothing that could be a secret.
+BOT_ENVIRONMENT: Final = frozenset(
+    {
+        *("PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "TZ", "TERM"),
+        *("JAVA_HOME", "NODE_PATH", "PYTHONPATH", "PYTHONHASHSEED", "PYTHONUNBUFFERED"),
+        *("PYTHONDONTWRITEBYTECODE", "PYENV_ROOT", "PYENV_VERSION", "VIRTUAL_ENV"),
+        *("LD_LIBRARY_PATH", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"),
+        *("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"),
+    }
+)
 
 
 def _filter() -> seccomp.Filter:
@@ -109,6 +121,7 @@ class MatchJails:
         self.plan = plan
         self.root: Path | None = None
         self.slot: int | None = None
+        self.jails: list[SeatJail] = []
         if plan.off:
             return
         import tempfile
@@ -139,9 +152,13 @@ class MatchJails:
         if "cgroup" in self.plan.report.seats[seat]:
             assert self.slot is not None
             cgroup = _seat_cgroup(self.slot, seat)
-        return SeatJail(self.plan, seat, self.root / seat, uid, nproc, cgroup)
+        jail = SeatJail(self.plan, seat, self.root / seat, uid, nproc, cgroup)
+        self.jails.append(jail)
+        return jail
 
     def close(self) -> None:
+        for jail in self.jails:
+            jail.close()
         if self.root is not None:
             shutil.rmtree(self.root, ignore_errors=True)
             Reaper.get().forget("d", self.root)
@@ -172,12 +189,20 @@ class SeatJail:
         self.nproc = nproc if (uid is not None or os.geteuid() != 0) else None
         self.parent = os.getpid()
         self.last_cap = libc.last_capability()
+        self.passed = plan.settings.env
         scratch.mkdir(mode=0o700)
         if uid is not None:
             os.chown(scratch, uid, uid)
+        self.mounted = False
         self.cgroup: cgroups.SeatCgroup | None = None
         self.ruleset: landlock.Ruleset | None = None
         try:
+            if "tmpfs" in self.layers:
+                libc.mount_tmpfs(
+                    str(scratch), self.limits.scratch_mb, os.getuid() if uid is None else uid
+                )
+                self.mounted = True
+                Reaper.get().watch("m", scratch)
             if "cgroup" in self.layers:
                 assert cgroup is not None
                 self.cgroup = cgroup
@@ -192,12 +217,20 @@ class SeatJail:
                 self.ruleset.allow_all(scratch)
             self.filter = _filter() if "seccomp" in self.layers else None
         except BaseException:
-            self.release()
+            self.close()
             raise
 
     def environment(self) -> dict[str, str]:
-        """The referee's environment, with the scratch directory as the bot's TMPDIR."""
-        return {**os.environ, "TMPDIR": str(self.scratch)}
+        """What a bot needs of the referee's environment (``BOT_ENVIRONMENT``, ``LC_*`` and
+        the ``--sandbox-env`` names) — never the rest, which may hold an operator's tokens —
+        with the scratch directory as its ``TMPDIR``."""
+        passed = {*BOT_ENVIRONMENT, *self.passed}
+        kept = {
+            name: value
+            for name, value in os.environ.items()
+            if name in passed or name.startswith("LC_")
+        }
+        return {**kept, "TMPDIR": str(self.scratch)}
 
     # -- in the child, between fork and exec ---------------------------------------------
 
@@ -285,12 +318,21 @@ class SeatJail:
 
     def release(self, pgid: int | None = None) -> bool:
         """True once nothing of the bot is left (its control groups are empty, ready for the
-        seat's next bot); tells the reaper the group is gone."""
+        seat's next bot; its tmpfs unmounted); tells the reaper the group is gone."""
         if self.cgroup is not None and not self.cgroup.empty():
             return False
         if pgid is not None and "reaper" in self.layers:
             Reaper.get().forget("g", pgid)
+        self.close()
+        return True
+
+    def close(self) -> None:
+        """Undo what was made for this seat in the referee (safe to repeat)."""
         if self.ruleset is not None:
             self.ruleset.close()
             self.ruleset = None
-        return True
+        if self.mounted:
+            with contextlib.suppress(OSError):
+                libc.unmount(str(self.scratch))
+            Reaper.get().forget("m", self.scratch)
+            self.mounted = False

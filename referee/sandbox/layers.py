@@ -15,6 +15,7 @@ from typing import Final
 PROTECTS: Final = {
     "cgroup": "memory and process bounds for the bot's whole tree; a kill that reaches all of it",
     "rlimits": "memory (data segment), CPU seconds and file size per process, open files, no core",
+    "tmpfs": "a private, size-bounded tmpfs as each seat's scratch directory: no filling the disk",
     "uid": "a uid per seat: file permissions, signals and /proc of other processes, process count",
     "no-caps": "a bot left as root gets no capability (empty bounding set)",
     "reaper": "nothing outlives the referee: parent-death signal and a reaper process (kill -9)",
@@ -70,11 +71,29 @@ def available() -> dict[str, str | None]:
         status["cgroup"] = "making control groups needs root (or a delegated cgroup v2 subtree)"
         status["uid"] = "switching to a uid per seat needs root"
         status["no-caps"] = "not root: the bots hold no capability anyway"
+        status["tmpfs"] = "mounting a tmpfs needs root: scratch is bounded per file only"
     else:
         if not _capabilities() & (1 << 7):  # CAP_SETUID
             status["uid"] = "root without CAP_SETUID"
         status["cgroup"] = _try_cgroup()
+        status["tmpfs"] = _try_tmpfs()
     return status
+
+
+def _try_tmpfs() -> str | None:
+    import tempfile
+
+    from referee.sandbox import libc
+
+    folder = tempfile.mkdtemp(prefix="texas42-probe-")
+    try:
+        libc.mount_tmpfs(folder, 1, 0)
+        libc.unmount(folder)
+    except OSError as exc:
+        return f"cannot mount a tmpfs: {exc.strerror or exc}"
+    finally:
+        os.rmdir(folder)
+    return None
 
 
 def _try_cgroup() -> str | None:

@@ -45,3 +45,22 @@ def drop_bounding_set(last: int) -> None:
     """Empty the capability bounding set: a root process that execs gets no capability."""
     for cap in range(last + 1):
         check(libc.prctl(_PR_CAPBSET_DROP, cap, 0, 0, 0), "capbset_drop")
+
+
+_MS_NOSUID: Final = 2
+_MS_NODEV: Final = 4
+_MNT_DETACH: Final = 2
+
+
+def mount_tmpfs(path: str, size_mb: int, uid: int) -> None:
+    """A tmpfs of ``size_mb`` MiB on ``path``, owned by ``uid`` and closed to everyone else."""
+    options = f"size={size_mb}m,mode=0700,uid={uid},gid={uid}".encode()
+    check(
+        libc.mount(b"tmpfs", path.encode(), b"tmpfs", _MS_NOSUID | _MS_NODEV, options),
+        f"mount tmpfs on {path}",
+    )
+
+
+def unmount(path: str) -> None:
+    """Detach the filesystem on ``path`` (lazily: a process still inside cannot keep it)."""
+    check(libc.umount2(path.encode(), _MNT_DETACH), f"umount {path}")

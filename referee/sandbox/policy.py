@@ -34,6 +34,7 @@ class SandboxReport(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fi
     cpu_seconds: int = 0
     max_processes: int = 0
     file_size_mb: int = 0
+    scratch_mb: int = 0
 
     def summary(self) -> str:
         """One line: the layers on, and each one off with its reason."""
@@ -54,7 +55,9 @@ class SandboxReport(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fi
         line = f"sandbox {self.mode}: " + "; ".join(parts)
         bounds = (
             f"{self.memory_mb} MiB, {self.cpu_seconds} s CPU, {self.max_processes} processes,"
-            f" {self.file_size_mb} MiB files per seat"
+            f" {self.file_size_mb} MiB files"
+            + (f", {self.scratch_mb} MiB scratch" if self.scratch_mb else "")
+            + " per seat"
         )
         return line + f" ({bounds})" + (f"; off: {'; '.join(off)}" if off else "")
 
@@ -107,6 +110,7 @@ def plan(
         cpu_seconds=limits.cpu_seconds,
         max_processes=limits.max_processes,
         file_size_mb=limits.file_size_mb,
+        scratch_mb=limits.scratch_mb,
     )
     if settings.mode == "off":
         return SandboxPlan(settings, limits, bounds)

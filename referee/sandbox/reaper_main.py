@@ -2,14 +2,16 @@
 
 Run as ``python -I -S reaper_main.py`` in its own session, so neither Ctrl-C nor a SIGKILL of
 the referee's process group reaches it, and nothing of the referee's is imported. It reads
-lines on stdin: ``+g PGID`` / ``-g PGID`` (a bot's process group), ``+c DIR`` / ``-c DIR`` (a
-seat's cgroup), ``+d DIR`` / ``-d DIR`` (a scratch directory). When stdin reaches its end —
+lines on stdin: ``+ g PGID`` / ``- g PGID`` (a bot's process group), ``+ c DIR`` / ``- c DIR``
+(a seat's cgroup), ``+ m DIR`` / ``- m DIR`` (a seat's tmpfs), ``+ d DIR`` / ``- d DIR`` (a
+scratch directory). When stdin reaches its end —
 the referee exited, however it died — it SIGKILLs every group and cgroup still registered,
 removes the cgroups and the scratch directories, and exits. Bots cannot signal it: the
 sandbox scopes their signals to their own process tree and gives them other uids.
 """
 
 import contextlib
+import ctypes
 import os
 import shutil
 import signal
@@ -37,7 +39,7 @@ def kill_cgroup(directory: str) -> None:
 def main() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGHUP, signal.SIG_IGN)
-    registered: dict[str, set[str]] = {"g": set(), "c": set(), "d": set()}
+    registered: dict[str, set[str]] = {"g": set(), "c": set(), "m": set(), "d": set()}
     for line in sys.stdin:
         sign, _, rest = line.rstrip("\n").partition(" ")
         kind, path = rest.partition(" ")[0], rest.partition(" ")[2]
@@ -48,6 +50,9 @@ def main() -> None:
             os.killpg(int(pgid), signal.SIGKILL)
     for directory in registered["c"]:
         kill_cgroup(directory)
+    libc = ctypes.CDLL(None)
+    for mount in registered["m"]:
+        libc.umount2(mount.encode(), 2)  # MNT_DETACH
     deadline = time.monotonic() + 2.0
     groups = sorted(registered["c"], reverse=True)
     while groups and time.monotonic() < deadline:

@@ -18,9 +18,12 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
+from referee.errors import SandboxRefused
 from referee.files import private_directory
 from referee.rules.deal import check_seed
-from referee.settings import MatchLimits
+from referee.rules.tiles import SEATS
+from referee.sandbox.policy import plan as plan_sandbox
+from referee.settings import MatchLimits, SandboxMode, SandboxSettings
 from referee.tournament.plan import (
     Entrant,
     Format,
@@ -57,6 +60,9 @@ class Options:
     beta: float | None = None
     json_output: bool = False
     limits: dict[str, Any] | None = None
+    sandbox: SandboxMode | None = None
+    sandbox_allow: list[Path] | None = None
+    sandbox_env: list[str] | None = None
 
 
 class FileConfig(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
@@ -74,6 +80,9 @@ class FileConfig(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     alpha: Annotated[float, msgspec.Meta(gt=0, lt=1)] | None = None
     beta: Annotated[float, msgspec.Meta(gt=0, lt=1)] | None = None
     match: dict[str, Any] = msgspec.field(default_factory=dict)
+    sandbox: SandboxMode | None = None
+    sandbox_allow: list[str] = msgspec.field(default_factory=list)
+    sandbox_env: list[str] = msgspec.field(default_factory=list)
 
 
 def _config(path: Path | None) -> FileConfig:
@@ -154,8 +163,48 @@ def settings_of(options: Options) -> tuple[TournamentSettings, dict[str, Any]]:
         "sprt": _first(options.sprt, config.sprt),
         "alpha": _first(options.alpha, config.alpha, 0.05),
         "beta": _first(options.beta, config.beta, 0.05),
+        "sandbox": _sandbox_settings(options, config),
     }
     return settings, rest
+
+
+def _sandbox_settings(options: Options, config: FileConfig) -> SandboxSettings:
+    allow = [*config.sandbox_allow, *(str(path) for path in options.sandbox_allow or [])]
+    missing = [path for path in allow if not Path(path).exists()]
+    if missing:
+        raise TournamentError(f"sandbox allow {missing[0]}: no such file or directory")
+    mode = _first(options.sandbox, config.sandbox, "auto")
+    return SandboxSettings(
+        mode=mode,
+        allow=tuple(str(Path(path).resolve()) for path in allow),
+        env=(*config.sandbox_env, *(options.sandbox_env or [])),
+    )
+
+
+def _decide_sandbox(
+    settings: TournamentSettings, rest: dict[str, Any]
+) -> tuple[SandboxSettings, list[str]]:
+    """The sandbox, and what to say of it: one line per distinct sandbox the entrants' bots
+    get (usually one), and any warning. ``--sandbox strict`` refuses here, before any file is
+    made, when a protection is missing."""
+    sandbox: SandboxSettings = rest["sandbox"]
+    secrets = [Path(rest["logs"]), Path(rest["results"])]
+    lines: dict[str, list[str]] = {}
+    said: list[str] = []
+    for entrant in settings.entrants:
+        try:
+            decided = plan_sandbox(
+                sandbox, settings.limits, dict.fromkeys(SEATS, entrant.command), secrets
+            )
+        except SandboxRefused as exc:
+            raise TournamentError(f"{entrant.name}: {exc}") from None
+        summary = decided.report.summary().replace("for A, B, C, D", "").replace("  ", " ")
+        lines.setdefault(summary, []).append(entrant.name)
+        said += [f"warning: {entrant.name}: {warning}" for warning in decided.warnings]
+    for summary, names in lines.items():
+        who = f" ({', '.join(names)})" if len(lines) > 1 else ""
+        said.insert(0, summary.replace(":", who + ":", 1))
+    return sandbox, said
 
 
 def _sprt(text: str | None, alpha: float, beta: float, entrants: int) -> Sprt | None:
@@ -179,6 +228,7 @@ def run(options: Options) -> int:
     err = Console(stderr=True, soft_wrap=True)
     settings, rest = settings_of(options)
     sprt = _sprt(rest["sprt"], rest["alpha"], rest["beta"], len(settings.entrants))
+    sandbox, said = _decide_sandbox(settings, rest)  # strict refuses before any file is made
     try:
         private_directory(Path(rest["logs"]))
         results_path = Path(rest["results"])
@@ -189,13 +239,15 @@ def run(options: Options) -> int:
         raise TournamentError(f"{exc.filename}: {exc.strerror or exc}") from None
     except ValueError as exc:
         raise TournamentError(str(exc)) from None
+    for line in said:
+        err.print(escape(line))
     names = [entrant.name for entrant in settings.entrants]
     if not rest["dask"] and rest["jobs"] > default_jobs():
         err.print(
             f"warning: --jobs {rest['jobs']} on {default_jobs()} cores: bots will wait for the"
             " CPU and may time out through no fault of their own"
         )
-    jobs = plan(settings, rest["logs"])
+    jobs = plan(settings, rest["logs"], sandbox, (str(rest["results"]),))
     missing = [job for job in jobs if job.match_id not in results_file.done]
     results = list(results_file.done.values())
     verdict: dict[str, Any] = {}

@@ -16,9 +16,10 @@ import msgspec
 
 from referee.rules.deal import Stream, check_seed
 from referee.rules.tiles import Seat
-from referee.settings import MatchLimits, MatchSettings
+from referee.settings import MatchLimits, MatchSettings, SandboxSettings
 
 Format = Literal["round-robin", "gauntlet"]
+DEFAULT_SANDBOX: Final = SandboxSettings()
 _NAME: Final = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,39}$")
 
 
@@ -55,6 +56,9 @@ class MatchJob(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     settings: MatchSettings
     #: Its place in the plan: ratings take results in this order, whatever order they finish.
     number: int = 0
+    #: How its bots are confined, and the files they must never read besides the logs.
+    sandbox: SandboxSettings = DEFAULT_SANDBOX
+    secrets: tuple[str, ...] = ()
 
     @property
     def commands(self) -> dict[Seat, str]:
@@ -93,7 +97,12 @@ def pairings(entrants: list[Entrant], format: Format) -> list[tuple[Entrant, Ent
     return list(combinations(entrants, 2))
 
 
-def plan(settings: TournamentSettings, logs: Path) -> list[MatchJob]:
+def plan(
+    settings: TournamentSettings,
+    logs: Path,
+    sandbox: SandboxSettings = DEFAULT_SANDBOX,
+    secrets: tuple[str, ...] = (),
+) -> list[MatchJob]:
     """Every match, in the order they are started: seed by seed, pairing by pairing, both
     legs of a duplicate pair one after the other (so a stopped tournament has whole pairs).
 
@@ -110,6 +119,17 @@ def plan(settings: TournamentSettings, logs: Path) -> list[MatchJob]:
                 match_settings = limits.for_seed(seed)
                 log = str(logs / f"{match_id}.jsonl")
                 jobs.append(
-                    MatchJob(match_id, first, second, seed, leg, log, match_settings, len(jobs))
+                    MatchJob(
+                        match_id,
+                        first,
+                        second,
+                        seed,
+                        leg,
+                        log,
+                        match_settings,
+                        len(jobs),
+                        sandbox,
+                        secrets,
+                    )
                 )
     return jobs

@@ -18,6 +18,7 @@ import msgspec
 
 from referee.records import Forfeit
 from referee.rules.tiles import Partnership, Seat
+from referee.sandbox.policy import SandboxReport
 from referee.tournament.plan import MatchJob, TournamentSettings, plan
 
 
@@ -50,6 +51,8 @@ class MatchResult(msgspec.Struct, frozen=True, tag_field="type", tag="match"):
     log: str
     #: The match's place in the tournament's plan.
     number: int = 0
+    #: The sandbox layers its bots ran under, per seat, and why any was off.
+    sandbox: SandboxReport | None = None
 
     def score_of(self, name: str) -> float:
         """1 for a win, 0 for a loss, 0.5 for a match nobody won."""
@@ -183,4 +186,5 @@ def result_of(job: MatchJob, outcome: object) -> MatchResult:
         log_digest=outcome.log_digest,
         log=job.log,
         number=job.number,
+        sandbox=outcome.sandbox,
     )

@@ -32,6 +32,8 @@ from typing import Any, Final, ParamSpec, TypeVar
 import trio
 
 from referee.runner import Terminated, interrupted, leaf_error, run_match
+from referee.sandbox.policy import SandboxPlan
+from referee.sandbox.policy import plan as plan_sandbox
 from referee.table import MatchOutcome
 from referee.tournament.plan import MatchJob
 from referee.tournament.results import MatchResult, result_of
@@ -70,7 +72,7 @@ def play(job: MatchJob) -> MatchResult:
         if _LOCAL_WORKER.is_set():
             outcome = trio.run(_play_until_sigint, job)
         else:
-            outcome = trio.run(run_match, job.settings, job.commands, Path(job.log))
+            outcome = trio.run(run_match, job.settings, job.commands, Path(job.log), _sandbox(job))
     except BaseException as exc:
         if interrupted(exc):
             _STOPPED.set()
@@ -79,6 +81,13 @@ def play(job: MatchJob) -> MatchResult:
     finally:
         _IDLE.set()
     return result_of(job, outcome)
+
+
+def _sandbox(job: MatchJob) -> SandboxPlan:
+    """The sandbox for a match, decided where it is played (a Dask worker may be another
+    machine, with other layers); the logs and the results file are the bots' secrets."""
+    secrets = [Path(job.log).parent, *map(Path, job.secrets)]
+    return plan_sandbox(job.sandbox, job.settings, job.commands, secrets)
 
 
 async def _play_until_sigint(job: MatchJob) -> MatchOutcome:
@@ -97,7 +106,7 @@ async def _play_until_sigint(job: MatchJob) -> MatchOutcome:
                     raise Terminated(signum)
 
             nursery.start_soon(watch)
-            outcome = await run_match(job.settings, job.commands, Path(job.log))
+            outcome = await run_match(job.settings, job.commands, Path(job.log), _sandbox(job))
             nursery.cancel_scope.cancel()
     return outcome
 

@@ -178,6 +178,17 @@ def attack() -> str:
         except MemoryError:
             raise OSError(errno.ENOMEM, f"MemoryError after {16 * len(hoard)} MiB") from None
         return f"{16 * len(hoard)} MiB"
+    if name == "disk-fill":
+        folder = os.environ.get("TMPDIR", "/tmp")
+        written = 0
+        try:
+            while written < 64:
+                with open(os.path.join(folder, f"fill-{written}"), "wb") as stream:
+                    stream.write(b"\0" * (1 << 20))
+                written += 1
+        except OSError as exc:
+            raise OSError(exc.errno, f"stopped after {written} MiB: {exc.strerror}") from None
+        return f"{written} MiB"
     if name == "cpu":
         while True:
             pass
