@@ -45,7 +45,12 @@ def port() -> Iterator[int]:
 
 
 async def attack(
-    tmp_path: Path, mode: str, name: str, target: str = "", **limits: Any
+    tmp_path: Path,
+    mode: str,
+    name: str,
+    target: str = "",
+    opponent: list[str] | None = None,
+    **limits: Any,
 ) -> tuple[str, Any]:
     """Play a one-hand match with the attacker in B; its report, and the outcome.
 
@@ -60,7 +65,10 @@ async def attack(
         attacker += ["--pid-dir", str(pid_dir)]
     commands = {seat: shlex.join([sys.executable, str(RANDOM_BOT)]) for seat in "ACD"}
     commands["B"] = shlex.join(attacker)
-    settings = MatchSettings(seed=5, max_hands=1, move_timeout=3.0, **limits)
+    if opponent is not None:
+        commands["A"] = shlex.join(opponent)
+    limits.setdefault("move_timeout", 3.0)
+    settings = MatchSettings(seed=5, max_hands=1, **limits)
     log = logs / "match.jsonl"
     sandbox_settings = SandboxSettings(mode=mode, env=("ATTACK_TARGET",))  # type: ignore[arg-type]
     sandbox = plan(sandbox_settings, settings, commands, [logs])
@@ -118,6 +126,24 @@ async def test_attack(tmp_path: Path, port: int, mode: str, name: str, target: s
     assert outcome.end == "max_hands"
 
 
+AUTOGROUP = Path("/proc/sys/kernel/sched_autogroup_enabled")
+
+
+@pytest.fixture
+def no_autogroup() -> Iterator[None]:
+    """The kernel's autogroup shares the CPU per session, which would hide the difference:
+    turn it off for the test (as on many servers), and back on after."""
+    try:
+        before = AUTOGROUP.read_text()
+        AUTOGROUP.write_text("0")
+    except OSError:
+        pytest.skip("cannot turn the kernel's autogroup off here (needs root)")
+    try:
+        yield
+    finally:
+        AUTOGROUP.write_text(before)
+
+
 def _cgroup() -> bool:
     return available()["cgroup"] is None
 
@@ -164,3 +190,21 @@ async def test_scratch_cannot_fill_the_disk(tmp_path: Path) -> None:
     assert "BLOCKED OSError" in report and "No space left" in report, report
     assert int(report.split("stopped after ")[1].split()[0]) <= 8
     assert outcome.end == "max_hands"
+
+
+@pytest.mark.skipif(not _cgroup(), reason="needs control groups (root) for a CPU share per seat")
+@pytest.mark.parametrize("mode", ["off", "auto"])
+async def test_spinners_cannot_starve_a_thinking_opponent(
+    tmp_path: Path, mode: str, no_autogroup: None
+) -> None:
+    # 40 spinning children of B against A, which needs 150 ms of CPU per answer within 1.5 s:
+    # with the sandbox each seat's tree has an equal share of the CPU; without it A gets a
+    # 41st of the machine and times out.
+    thinker = [sys.executable, str(BOTS / "thinker_bot.py"), "--cpu-ms", "150"]
+    _, outcome = await attack(tmp_path, mode, "cpu-hog", "40", opponent=thinker, move_timeout=1.5)
+    if mode == "off":
+        assert outcome.forfeit is not None and outcome.forfeit.seat == "A"
+        assert outcome.forfeit.reason == "timeout"
+    else:
+        assert outcome.forfeit is None, outcome.forfeit
+        assert outcome.end == "max_hands"

@@ -31,6 +31,9 @@ class Hierarchies:
     pids: Path
     kill: Path | None  # a v2 directory whose groups have cgroup.kill
     unified: bool
+    #: Where a seat gets an equal share of the CPU with every other seat (v1 ``cpu``, or v2
+    #: where the ``cpu`` controller is delegated); None where it cannot.
+    cpu: Path | None = None
 
 
 def _own_paths() -> dict[str, str]:
@@ -57,17 +60,20 @@ def find() -> Hierarchies:
                 f"cgroup v2: {' and '.join(missing)} not delegated to {base}"
                 " (enable them in the parent's cgroup.subtree_control)",
             )
-        return Hierarchies(memory=base, pids=base, kill=base, unified=True)
+        cpu = base if "cpu" in controllers else None
+        return Hierarchies(memory=base, pids=base, kill=base, unified=True, cpu=cpu)
     if not (ROOT / "memory").is_dir() or not (ROOT / "pids").is_dir():
         raise OSError(errno.ENOTSUP, f"no memory and pids cgroup hierarchies under {ROOT}")
     kill = None
     if (ROOT / "unified" / "cgroup.procs").exists():
         kill = ROOT / "unified" / own.get("", "/").lstrip("/")
+    cpu = ROOT / "cpu" / own.get("cpu", "/").lstrip("/")
     return Hierarchies(
         memory=ROOT / "memory" / own.get("memory", "/").lstrip("/"),
         pids=ROOT / "pids" / own.get("pids", "/").lstrip("/"),
         kill=kill,
         unified=False,
+        cpu=cpu if (cpu / "cpu.shares").exists() else None,
     )
 
 
@@ -92,6 +98,8 @@ class SeatCgroup:
                 self.memory = self._make(where.memory / name)
                 self.pids = self._make(where.pids / name)
                 kill = self._make(where.kill / name) if where.kill else None
+                if where.cpu is not None:  # a group of its own: an equal share with its peers
+                    self._make(where.cpu / name)
         except OSError:
             self.remove()
             raise

@@ -13,7 +13,8 @@ from typing import Final
 
 #: Every layer, in the order they are applied to a starting bot, with what it protects.
 PROTECTS: Final = {
-    "cgroup": "memory and process bounds for the bot's whole tree; a kill that reaches all of it",
+    "cgroup": "memory and process bounds and an equal CPU share for the bot's whole tree; a kill"
+    " that reaches all of it",
     "rlimits": "memory (data segment), CPU seconds and file size per process, open files, no core",
     "tmpfs": "a private, size-bounded tmpfs as each seat's scratch directory: no filling the disk",
     "uid": "a uid per seat: file permissions, signals and /proc of other processes, process count",

@@ -17,6 +17,7 @@ from pathlib import Path
 import msgspec
 
 from referee.rules.tiles import SEATS
+from referee.sandbox import cgroups
 from referee.sandbox.layers import PROTECTS, available, is_root
 from referee.sandbox.paths import unreadable_by_others
 from referee.settings import MatchLimits, SandboxSettings
@@ -152,10 +153,16 @@ def doctor(limits: MatchLimits | None = None) -> list[LayerCheck]:
         elif layer == "no-caps" and layer not in applied:
             works = True
             detail = "not needed where a seat has its own uid; applied to seats left as root"
+        elif layer == "tmpfs":
+            detail = f"{limits.scratch_mb} MiB of scratch per seat, in memory"
         elif layer == "reaper":
             detail = "a reaper process and the parent-death signal end every bot"
         elif layer == "cgroup":
             detail = f"{limits.memory_mb} MiB and {limits.max_processes} processes per seat's tree"
+            if cgroups.find().cpu is None:
+                detail += "; no CPU share per seat (no cpu controller here)"
+            else:
+                detail += ", an equal CPU share"
         elif layer.startswith("landlock") or layer == "seccomp":
             detail = ("forbidden and " + result) if works else f"NOT ENFORCED: {result}"
         rows.append(LayerCheck(layer, works, detail, protects))

@@ -189,6 +189,12 @@ def attack() -> str:
         except OSError as exc:
             raise OSError(exc.errno, f"stopped after {written} MiB: {exc.strerror}") from None
         return f"{written} MiB"
+    if name == "cpu-hog":  # spinners that take the CPU from whoever is thinking
+        for _ in range(int(target or 40)):
+            if os.fork() == 0:
+                while True:
+                    pass
+        return "spinning"
     if name == "cpu":
         while True:
             pass
