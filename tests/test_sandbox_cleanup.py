@@ -13,23 +13,11 @@ import time
 from pathlib import Path
 
 import pytest
+from processes import with_marker
 
 from referee.sandbox.layers import available
 
 BOTS = Path(__file__).resolve().parent / "bots"
-
-
-def _with_marker(marker: str) -> list[int]:
-    found = []
-    for name in os.listdir("/proc"):
-        if name.isdigit():
-            try:
-                with open(f"/proc/{name}/cmdline", "rb") as stream:
-                    if marker.encode() in stream.read():
-                        found.append(int(name))
-            except OSError:
-                pass
-    return found
 
 
 def _kill_referee_mid_match(tmp_path: Path, mode: str) -> tuple[str, list[int], int]:
@@ -53,13 +41,13 @@ def _kill_referee_mid_match(tmp_path: Path, mode: str) -> tuple[str, list[int], 
             assert referee.poll() is None, referee.stderr.read() if referee.stderr else ""
             assert time.monotonic() < deadline, "the match did not start"
             time.sleep(0.05)
-        bots = [pid for pid in _with_marker(marker) if pid != referee.pid]
+        bots = [pid for pid in with_marker(marker) if pid != referee.pid]
         assert len(bots) == 8  # four bots, four grandchildren
     finally:
         referee.kill()
         referee.wait()
     time.sleep(1.0)
-    return marker, _with_marker(marker), referee.pid
+    return marker, with_marker(marker), referee.pid
 
 
 @pytest.mark.skipif(available()["reaper"] is not None, reason="no reaper on this machine")
@@ -73,7 +61,7 @@ def test_without_the_sandbox_kill_9_leaves_bots(tmp_path: Path) -> None:
     try:
         assert len(left) >= 4  # at least the grandchildren (a bot that reads its EOF exits)
     finally:
-        for pid in _with_marker(marker):
+        for pid in with_marker(marker):
             os.kill(pid, signal.SIGKILL)
 
 

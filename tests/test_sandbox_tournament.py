@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
+from processes import with_marker
 
 from referee.sandbox.layers import available
 from referee.tournament.results import read_results
@@ -74,19 +75,6 @@ def test_strict_refuses_bots_that_could_read_the_logs(tmp_path: Path) -> None:
     assert not (tmp_path / "results.jsonl").exists()
 
 
-def _with_marker(marker: str) -> list[int]:
-    found = []
-    for name in os.listdir("/proc"):
-        if name.isdigit():
-            try:
-                with open(f"/proc/{name}/cmdline", "rb") as stream:
-                    if marker.encode() in stream.read():
-                        found.append(int(name))
-            except OSError:
-                pass
-    return found
-
-
 @pytest.mark.skipif(available()["reaper"] is not None, reason="no reaper")
 def test_killing_the_tournaments_group_leaves_no_bot(tmp_path: Path) -> None:
     marker = f"marker-{tmp_path.name}"
@@ -105,16 +93,16 @@ def test_killing_the_tournaments_group_leaves_no_bot(tmp_path: Path) -> None:
     )
     try:
         deadline = time.monotonic() + 30
-        while len(_with_marker(marker)) < 2 * 8 + 1:  # two matches of bots, the tournament
+        while len(with_marker(marker)) < 2 * 8 + 1:  # two matches of bots, the tournament
             assert tournament.poll() is None and time.monotonic() < deadline
             time.sleep(0.1)
     finally:
         os.killpg(tournament.pid, signal.SIGKILL)
         tournament.wait()
     deadline = time.monotonic() + 5
-    while _with_marker(marker) and time.monotonic() < deadline:
+    while with_marker(marker) and time.monotonic() < deadline:
         time.sleep(0.1)
-    left = _with_marker(marker)
+    left = with_marker(marker)
     for pid in left:
         os.kill(pid, signal.SIGKILL)
     assert left == []
