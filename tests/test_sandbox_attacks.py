@@ -50,6 +50,7 @@ async def attack(
     name: str,
     target: str = "",
     opponent: list[str] | None = None,
+    allow: tuple[str, ...] = (),
     **limits: Any,
 ) -> tuple[str, Any]:
     """Play a one-hand match with the attacker in B; its report, and the outcome.
@@ -70,7 +71,7 @@ async def attack(
     limits.setdefault("move_timeout", 3.0)
     settings = MatchSettings(seed=5, max_hands=1, **limits)
     log = logs / "match.jsonl"
-    sandbox_settings = SandboxSettings(mode=mode, env=("ATTACK_TARGET",))  # type: ignore[arg-type]
+    sandbox_settings = SandboxSettings(mode=mode, env=("ATTACK_TARGET",), allow=allow)  # type: ignore[arg-type]
     sandbox = plan(sandbox_settings, settings, commands, [logs])
     try:
         outcome = await run_match(settings, commands, log, sandbox)
@@ -79,6 +80,7 @@ async def attack(
         for escaped in pid_dir.glob("escaped-*"):  # what got out with the sandbox off
             os.kill(int(escaped.read_text().split()[0]), signal.SIGKILL)
     verify(read_log(log))
+    assert log.stat().st_mode & 0o777 == 0o600  # the referee's files are its own
     stderr = stderr_path(log, "B")
     report = stderr.read_text() if stderr.exists() else ""
     return report, outcome
@@ -97,6 +99,7 @@ ATTACKS = [
     ("signal-referee", ""),
     ("signal-bot", ""),
     ("vm-read", ""),
+    ("ptrace", ""),
     ("tcp", "{port}"),
     ("udp", "{port}"),
     ("setsid", ""),
@@ -208,3 +211,24 @@ async def test_spinners_cannot_starve_a_thinking_opponent(
     else:
         assert outcome.forfeit is None, outcome.forfeit
         assert outcome.end == "max_hands"
+
+
+async def test_open_files_are_bounded(tmp_path: Path) -> None:
+    report, _ = await attack(tmp_path, "auto", "open-files")
+    assert "BLOCKED OSError: [Errno 24]" in report, report  # EMFILE
+    assert int(report.split("stopped after ")[1].split()[0]) < 1024
+
+
+async def test_sandbox_allow_opens_exactly_that_path(tmp_path: Path) -> None:
+    model = tmp_path / "model" / "weights.bin"
+    model.parent.mkdir()
+    model.write_bytes(b"weights")
+    (tmp_path / "model" / "other.bin").write_bytes(b"other")
+    report, _ = await attack(tmp_path, "auto", "read-file", str(model), allow=(str(model),))
+    assert "SUCCEEDED b'weights'" in report, report
+    other = tmp_path / "model" / "other.bin"
+    (tmp_path / "again").mkdir()
+    report, _ = await attack(
+        tmp_path / "again", "auto", "read-file", str(other), allow=(str(model),)
+    )
+    assert "BLOCKED PermissionError" in report, report

@@ -104,8 +104,8 @@ def program_files(argv: list[str]) -> tuple[list[Path], list[Path]]:
             pending += _shebang(name)
     own: list[Path] = []
     for word in argv[1:]:
-        for piece in word.split("=")[-1].split(os.pathsep):
-            if piece and os.path.exists(piece):
+        for piece in _pieces(word):
+            if os.path.exists(piece):
                 path = Path(os.path.abspath(piece))
                 if path.is_dir():
                     if not closed(path):
@@ -113,6 +113,11 @@ def program_files(argv: list[str]) -> tuple[list[Path], list[Path]]:
                 else:
                     own.append(path if closed(path.parent) else path.parent)
     return _unique(runtime), _unique(own)
+
+
+def _pieces(word: str) -> list[str]:
+    """The paths a command word may name: itself, after ``=``, each part of a ``:`` list."""
+    return [piece for piece in word.split("=")[-1].split(os.pathsep) if piece]
 
 
 def _unique(paths: list[Path]) -> list[Path]:
@@ -132,13 +137,16 @@ def unreadable_by_others(argv: list[str]) -> tuple[Path, Path] | None:
             if found is not None:
                 targets.append((Path(os.path.realpath(found)), stat.S_IXOTH))
     for word in argv[1:]:
-        if os.path.isfile(word):
-            targets.append((Path(os.path.realpath(word)), stat.S_IROTH))
+        for piece in _pieces(word):
+            if os.path.isfile(piece):
+                targets.append((Path(os.path.realpath(piece)), stat.S_IROTH))
+            elif os.path.isdir(piece):
+                targets.append((Path(os.path.realpath(piece)), stat.S_IROTH | stat.S_IXOTH))
     for path, needed in targets:
         for folder in reversed(path.parents):
             if not _mode(folder) & stat.S_IXOTH:
                 return folder, path
-        if not _mode(path) & needed:
+        if _mode(path) & needed != needed:
             return path, path
     return None
 

@@ -98,6 +98,22 @@ def attack() -> str:
             except OSError as exc:
                 refused = exc
         raise refused
+    if name == "ptrace":  # PTRACE_SEIZE does not stop the referee; detach at once
+        if libc.ptrace(0x4206, referee, None, None) != 0:
+            raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
+        libc.ptrace(17, referee, None, None)  # PTRACE_DETACH
+        return f"traced {referee}"
+    if name == "open-files":
+        opened = []
+        try:
+            while len(opened) < 5000:
+                opened.append(os.open("/dev/null", os.O_RDONLY))
+        except OSError as exc:
+            raise OSError(exc.errno, f"stopped after {len(opened)} files") from None
+        finally:
+            for fd in opened:
+                os.close(fd)
+        return f"{len(opened)} files"
     if name == "vm-read":
         buffer = ctypes.create_string_buffer(8)
 
