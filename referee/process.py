@@ -249,10 +249,12 @@ class BotProcess:
             self.stderr.close()
             code = self.process.returncode
             if self.jail is not None:
+                self.jail.ended(self.pgid)
                 with trio.move_on_after(TERM_GRACE):
-                    while not self.jail.release(self.pgid):
+                    while not self.jail.empty():
                         self.jail.kill()
                         await trio.sleep(0.005)
+                self.jail.close()
         return code
 
     async def explain(self, fault: BotFault) -> BotFault:

@@ -98,6 +98,10 @@ def seat_commands(commands: list[str]) -> dict[Seat, str]:
     raise ValueError(f"give four bot commands (A, B, C, D) or two (A+C, B+D), not {len(commands)}")
 
 
+def _no_sandbox(exc: OSError) -> BotStartFailed:
+    return BotStartFailed(f"the sandbox for this seat could not be made: {exc.strerror or exc}")
+
+
 async def run_match(
     settings: MatchSettings,
     commands: dict[Seat, str],
@@ -112,19 +116,26 @@ async def run_match(
     private_directory(log_path.parent)
     for seat in SEATS:  # a previous match's stderr under this name would mislead
         stderr_path(log_path, seat).unlink(missing_ok=True)
-    jails = MatchJails(sandbox)
     with private_file(log_path) as log_file:
         log = LogWriter(log_file)
         bots: dict[Seat, BotProcess] = {}
         failures: dict[Seat, BotStartFailed] = {}
         table: Table | None = None
+        jails: MatchJails | None = None
 
         async def explain(seat: Seat, fault: BotFault) -> BotFault:
             return await bots[seat].explain(fault)
 
         async with trio.open_nursery() as nursery:
             try:
+                jails = MatchJails(sandbox)
+            except OSError as exc:  # every seat fails to start, and the log says why
+                failures = dict.fromkeys(SEATS, _no_sandbox(exc))
+            try:
                 for seat in SEATS:
+                    if seat in failures:
+                        continue
+                    assert jails is not None
                     try:
                         bots[seat] = BotProcess.start(
                             seat,
@@ -135,6 +146,9 @@ async def run_match(
                         )
                     except BotStartFailed as exc:
                         failures[seat] = exc
+                        continue
+                    except OSError as exc:
+                        failures[seat] = _no_sandbox(exc)
                         continue
                     nursery.start_soon(bots[seat].drain_stderr)
                 connections = {
@@ -156,10 +170,13 @@ async def run_match(
                         )
                 raise
             finally:
-                with trio.CancelScope(shield=True):
-                    async with trio.open_nursery() as closing:
-                        for bot in bots.values():
-                            closing.start_soon(bot.close)
-                jails.close()
+                try:
+                    with trio.CancelScope(shield=True):
+                        async with trio.open_nursery() as closing:
+                            for bot in bots.values():
+                                closing.start_soon(bot.close)
+                finally:
+                    if jails is not None:
+                        jails.close()
                 nursery.cancel_scope.cancel()  # stderr readers of bots whose pipes stay open
     return msgspec.structs.replace(outcome, log=str(log_path))

@@ -100,6 +100,10 @@ ATTACKS = [
     ("signal-bot", ""),
     ("vm-read", ""),
     ("ptrace", ""),
+    ("prlimit-referee", ""),
+    ("chmod", "{secret}"),
+    ("utime", "{secret}"),
+    ("page-cache", ""),
     ("tcp", "{port}"),
     ("udp", "{port}"),
     ("setsid", ""),
@@ -125,6 +129,8 @@ async def test_attack(tmp_path: Path, port: int, mode: str, name: str, target: s
         assert "SUCCEEDED" in line, line
     else:
         assert "BLOCKED PermissionError" in line, line  # refused, not missed
+        if name in ("chmod", "utime"):
+            assert (logs / "secret.txt").stat().st_mtime_ns != 987654321
         assert outcome.forfeit is None  # nothing broke: the match was played out
     assert outcome.end == "max_hands"
 
@@ -232,3 +238,8 @@ async def test_sandbox_allow_opens_exactly_that_path(tmp_path: Path) -> None:
         tmp_path / "again", "auto", "read-file", str(other), allow=(str(model),)
     )
     assert "BLOCKED PermissionError" in report, report
+
+
+async def test_page_cache_cannot_be_probed(tmp_path: Path) -> None:
+    report, _ = await attack(tmp_path, "auto", "page-probe")
+    assert "BLOCKED OSError: [Errno 95]" in report, report  # EOPNOTSUPP: RWF_NOWAIT refused

@@ -111,3 +111,14 @@ def test_strict_names_a_missing_layer(monkeypatch: pytest.MonkeyPatch) -> None:
     sandbox = plan(SandboxSettings(), LIMITS, dict.fromkeys("ABCD", "/bin/true"))  # type: ignore[arg-type]
     assert "seccomp" not in sandbox.report.seats["A"]
     assert "seccomp (this kernel has no seccomp)" in sandbox.report.summary()
+
+
+def test_a_link_in_a_command_is_followed_before_it_is_judged(tmp_path: Path) -> None:
+    (tmp_path / "bot").mkdir()
+    (tmp_path / "bot" / "data").symlink_to("/")
+    (tmp_path / "bot" / "logs").symlink_to(tmp_path / "logs")
+    (tmp_path / "logs").mkdir()
+    _, own = paths.program_files(["/usr/bin/python3", str(tmp_path / "bot" / "data")])
+    assert own == []  # "/" behind the link: never allowed
+    _, own = paths.program_files(["/usr/bin/python3", str(tmp_path / "bot" / "logs")])
+    assert own == [tmp_path / "logs"]  # the real directory, which the secrets check sees

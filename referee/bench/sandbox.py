@@ -78,8 +78,10 @@ def _start(program: list[str], sandbox: SandboxPlan | None) -> float:
             if run.wait() != 0:
                 raise RuntimeError(f"the sandboxed start failed under {jail.layers}")
             jail.kill()
-            while not jail.release(run.pid):
+            jail.ended(run.pid)
+            while not jail.empty():
                 time.sleep(0.001)
+            jail.close()
     finally:
         jails.close()
     return time.perf_counter() - started

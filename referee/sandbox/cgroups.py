@@ -52,13 +52,14 @@ def find() -> Hierarchies:
     own = _own_paths()
     if (ROOT / "cgroup.controllers").exists():  # unified v2 only
         base = ROOT / own.get("", "/").lstrip("/")
-        controllers = (base / "cgroup.controllers").read_text().split()
+        controllers = (base / "cgroup.subtree_control").read_text().split()
         missing = [name for name in ("memory", "pids") if name not in controllers]
         if missing:
             raise OSError(
                 errno.ENOTSUP,
-                f"cgroup v2: {' and '.join(missing)} not delegated to {base}"
-                " (enable them in the parent's cgroup.subtree_control)",
+                f"cgroup v2: {' and '.join(missing)} not enabled for the children of {base}"
+                " (run the referee in a delegated cgroup whose cgroup.subtree_control has"
+                " +memory +pids, e.g. under systemd-run -p Delegate=yes)",
             )
         cpu = base if "cpu" in controllers else None
         return Hierarchies(memory=base, pids=base, kill=base, unified=True, cpu=cpu)
@@ -106,7 +107,7 @@ class SeatCgroup:
         self.kill_dir = kill
         self.unified = where.unified
         self.procs = [str(directory / "cgroup.procs") for directory in self.dirs]
-        self._baseline = (0, 0, 0)
+        self._baseline = (0, 0)
 
     def _make(self, path: Path) -> Path:
         path.mkdir()
@@ -120,18 +121,12 @@ class SeatCgroup:
         (self.pids / "pids.max").write_text(str(max_pids))
         self._baseline = self._counts()
 
-    def _counts(self) -> tuple[int, int, int]:
-        """(memory bound reached, OOM kills, refused forks), as the kernel counts them."""
-        if self.unified:
-            events = self.memory / "memory.events"
-            hits, kills = self._counter(events, "max"), self._counter(events, "oom_kill")
-        else:
-            try:
-                hits = int((self.memory / "memory.failcnt").read_text())
-            except (OSError, ValueError):
-                hits = 0
-            kills = self._counter(self.memory / "memory.oom_control", "oom_kill")
-        return hits, kills, self._counter(self.pids / "pids.events", "max")
+    def _counts(self) -> tuple[int, int]:
+        """(processes killed at the memory bound, forks refused at the process bound), as the
+        kernel counts them. Reaching the memory bound alone is not counted: reading files
+        fills the page cache up to it, and the kernel reclaims that without harm."""
+        events = self.memory / ("memory.events" if self.unified else "memory.oom_control")
+        return self._counter(events, "oom_kill"), self._counter(self.pids / "pids.events", "max")
 
     def join(self) -> None:
         """Move the calling process into every group (in the child, before ``exec``)."""
@@ -172,13 +167,12 @@ class SeatCgroup:
         return 0
 
     def hit_memory_bound(self) -> bool:
-        """Did this bot's tree reach its memory bound (allocations refused, an OOM kill)?"""
-        hits, kills, _ = self._counts()
-        return hits > self._baseline[0] or kills > self._baseline[1]
+        """Was a process of this bot's tree killed at its memory bound?"""
+        return self._counts()[0] > self._baseline[0]
 
     def hit_process_bound(self) -> bool:
         """Was a fork or thread of this bot refused because the tree reached ``pids.max``?"""
-        return self._counts()[2] > self._baseline[2]
+        return self._counts()[1] > self._baseline[1]
 
     def empty(self) -> bool:
         return not self.members()

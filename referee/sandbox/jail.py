@@ -24,6 +24,7 @@ import contextlib
 import errno
 import os
 import resource
+import secrets
 import shutil
 import signal
 import threading
@@ -41,10 +42,11 @@ from referee.errors import (
 from referee.rules.tiles import SEATS, Seat
 from referee.sandbox import cgroups, landlock, libc, paths, seccomp
 from referee.sandbox.policy import SandboxPlan
-from referee.sandbox.reaper import Reaper
+from referee.sandbox.reaper import CGROUP, GROUP, MOUNT, SCRATCH, Reaper
 
-#: Seat uids: ``UID_BASE + (pid % 2**20) * 64 + slot * 4 + seat``, unique among the live
-#: referee processes of a machine (and the matches one process plays at once, up to 16).
+#: Seat uids: ``UID_BASE + pid * 64 + slot * 4 + seat``: unique among the live referee
+#: processes of a machine (pids are below 2**22) and the matches one process plays at once
+#: (up to 16), and below 2**31.
 UID_BASE: Final = 0x40000000
 _SLOTS: Final = 16
 _slots_in_use: set[int] = set()
@@ -79,12 +81,17 @@ _CGROUPS: dict[tuple[int, Seat], cgroups.SeatCgroup] = {}
 
 def _seat_cgroup(slot: int, seat: Seat) -> cgroups.SeatCgroup:
     group = _CGROUPS.get((slot, seat))
+    if group is not None and not group.empty():  # the last bot's processes are still leaving
+        group.kill()
+        time.sleep(0.01)
+        if not group.empty():
+            group = None  # left to the reaper; the next bot gets a clean group
     if group is None:
         if not _CGROUPS:
             atexit.register(_remove_cgroups)
         group = _CGROUPS[slot, seat] = cgroups.SeatCgroup(cgroups.find())
         for directory in group.dirs:
-            Reaper.get().watch("c", directory)  # removed by the reaper if we die first
+            Reaper.get().watch(CGROUP, directory)  # removed by the reaper if we die first
     return group
 
 
@@ -97,7 +104,7 @@ def _remove_cgroups() -> None:
                 break
             time.sleep(0.005)
         for directory in dirs:
-            Reaper.get().forget("c", directory)
+            Reaper.get().forget(CGROUP, directory)
     _CGROUPS.clear()
 
 
@@ -126,15 +133,19 @@ class MatchJails:
             return
         import tempfile
 
-        self.root = Path(tempfile.mkdtemp(prefix="texas42-scratch-"))
-        self.root.chmod(0o711)  # seats' uids may pass through, never list it
-        Reaper.get().watch("d", self.root)
         with _slots_lock:
             free = [slot for slot in range(_SLOTS) if slot not in _slots_in_use]
             if not free:
                 raise OSError(errno.EAGAIN, "more than 16 sandboxed matches in one process")
             self.slot = free[0]
             _slots_in_use.add(self.slot)
+        try:
+            self.root = Path(tempfile.mkdtemp(prefix="texas42-scratch-"))
+            self.root.chmod(0o711)  # seats' uids may pass through, never list it
+            Reaper.get().watch(SCRATCH, self.root)
+        except BaseException:
+            self.close()
+            raise
         self._nproc = None if os.geteuid() == 0 else _user_tasks(os.getuid())
 
     def jail(self, seat: Seat) -> SeatJail | None:
@@ -144,7 +155,7 @@ class MatchJails:
         uid = None
         if "uid" in self.plan.report.seats[seat]:
             assert self.slot is not None
-            uid = UID_BASE + (os.getpid() % (1 << 20)) * 64 + self.slot * 4 + SEATS.index(seat)
+            uid = UID_BASE + os.getpid() * 64 + self.slot * 4 + SEATS.index(seat)
         nproc = self.plan.limits.max_processes
         if self._nproc is not None:  # not root: the limit counts all of this user's tasks
             nproc += self._nproc
@@ -152,7 +163,10 @@ class MatchJails:
         if "cgroup" in self.plan.report.seats[seat]:
             assert self.slot is not None
             cgroup = _seat_cgroup(self.slot, seat)
-        jail = SeatJail(self.plan, seat, self.root / seat, uid, nproc, cgroup)
+        # An unguessable name: the root can be passed through, not listed, so no seat can
+        # reach another's directory even to stat it (its times could carry a message).
+        scratch = self.root / secrets.token_hex(16)
+        jail = SeatJail(self.plan, seat, scratch, uid, nproc, cgroup)
         self.jails.append(jail)
         return jail
 
@@ -161,7 +175,7 @@ class MatchJails:
             jail.close()
         if self.root is not None:
             shutil.rmtree(self.root, ignore_errors=True)
-            Reaper.get().forget("d", self.root)
+            Reaper.get().forget(SCRATCH, self.root)
             self.root = None
         if self.slot is not None:
             with _slots_lock:
@@ -198,11 +212,11 @@ class SeatJail:
         self.ruleset: landlock.Ruleset | None = None
         try:
             if "tmpfs" in self.layers:
+                self.mounted = True  # first: an interrupt just after the mount must undo it
+                Reaper.get().watch(MOUNT, scratch)
                 libc.mount_tmpfs(
                     str(scratch), self.limits.scratch_mb, os.getuid() if uid is None else uid
                 )
-                self.mounted = True
-                Reaper.get().watch("m", scratch)
             if "cgroup" in self.layers:
                 assert cgroup is not None
                 self.cgroup = cgroup
@@ -290,7 +304,7 @@ class SeatJail:
 
     def started(self, pid: int) -> None:
         if "reaper" in self.layers:
-            Reaper.get().watch("g", pid)
+            Reaper.get().watch(GROUP, pid)
 
     def kill(self) -> None:
         """SIGKILL to the seat's whole tree, wherever its processes went."""
@@ -316,15 +330,16 @@ class SeatJail:
             return type(fault)(f"{fault}; the sandbox could not be entered (see its stderr)")
         return fault
 
-    def release(self, pgid: int | None = None) -> bool:
-        """True once nothing of the bot is left (its control groups are empty, ready for the
-        seat's next bot; its tmpfs unmounted); tells the reaper the group is gone."""
-        if self.cgroup is not None and not self.cgroup.empty():
-            return False
-        if pgid is not None and "reaper" in self.layers:
-            Reaper.get().forget("g", pgid)
-        self.close()
-        return True
+    def ended(self, pgid: int) -> None:
+        """The bot's process group has been killed and its leader reaped: the reaper must
+        forget the group id, which the kernel may now give to another process. Whatever of
+        the bot is still leaving is its control group's business."""
+        if "reaper" in self.layers:
+            Reaper.get().forget(GROUP, pgid)
+
+    def empty(self) -> bool:
+        """Is every process of the bot gone (its control group empty)?"""
+        return self.cgroup is None or self.cgroup.empty()
 
     def close(self) -> None:
         """Undo what was made for this seat in the referee (safe to repeat)."""
@@ -334,5 +349,5 @@ class SeatJail:
         if self.mounted:
             with contextlib.suppress(OSError):
                 libc.unmount(str(self.scratch))
-            Reaper.get().forget("m", self.scratch)
+            Reaper.get().forget(MOUNT, self.scratch)
             self.mounted = False

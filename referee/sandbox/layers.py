@@ -25,8 +25,8 @@ PROTECTS: Final = {
     "landlock-scope": "no signals and no abstract unix sockets outside the bot's own tree",
     "seccomp": "no setsid/setpgid, ptrace, process_vm_*, non-unix sockets, namespaces, mounts",
 }
-#: What a competition cannot do without (``--sandbox strict``); a process bound is also
-#: needed: the cgroup, or a uid per seat, or (not root) the per-user process limit.
+#: What a competition cannot do without (``--sandbox strict``); as root, a uid per seat too
+#: (a seat left as root still owns the referee's files and processes).
 REQUIRED: Final = ("rlimits", "landlock", "landlock-net", "landlock-scope", "seccomp", "reaper")
 
 

@@ -7,7 +7,17 @@ import os
 from typing import Final
 
 libc: Final = ctypes.CDLL(None, use_errno=True)
+# Resolved here, in the referee: a child between fork and exec must not look symbols up
+# (the dynamic loader's lock may be held by a thread that did not survive the fork).
 libc.syscall.restype = ctypes.c_long
+libc.prctl.argtypes = [
+    ctypes.c_int,
+    ctypes.c_void_p,
+    ctypes.c_void_p,
+    ctypes.c_void_p,
+    ctypes.c_void_p,
+]
+libc.prctl.restype = ctypes.c_int
 
 _PR_SET_PDEATHSIG: Final = 1
 _PR_CAPBSET_DROP: Final = 24

@@ -106,7 +106,7 @@ def program_files(argv: list[str]) -> tuple[list[Path], list[Path]]:
     for word in argv[1:]:
         for piece in _pieces(word):
             if os.path.exists(piece):
-                path = Path(os.path.abspath(piece))
+                path = Path(os.path.realpath(piece))  # Landlock follows links: so must we
                 if path.is_dir():
                     if not closed(path):
                         own.append(path)

@@ -167,12 +167,12 @@ def _check_strict(sandbox: SandboxPlan) -> None:
     for name in REQUIRED:
         if name in report.off:
             raise SandboxRefused(f"--sandbox strict: {name} is not available: {report.off[name]}")
-    for seat, layers in report.seats.items():
-        bounded = "cgroup" in layers or "uid" in layers or os.geteuid() != 0
-        if not bounded:
-            raise SandboxRefused(
-                f"--sandbox strict: nothing bounds seat {seat}'s processes (root ignores the"
-                f" process limit, and {report.off.get('cgroup') or report.off.get(f'uid {seat}')})"
-            )
     if sandbox.warnings:
         raise SandboxRefused(f"--sandbox strict: {sandbox.warnings[0]}")
+    for seat, layers in report.seats.items():
+        if os.geteuid() == 0 and "uid" not in layers:
+            why = report.off.get(f"uid {seat}") or report.off.get("uid", "")
+            raise SandboxRefused(
+                f"--sandbox strict: seat {seat} would stay root (without capabilities, but"
+                f" root still owns the referee's files and processes): {why}"
+            )

@@ -112,7 +112,7 @@ def _observe(limits: MatchLimits) -> dict[str, str]:
                 check=False,
             )
             jail.kill()
-            jail.release()
+            jail.close()
         if run.returncode != 0:
             reason = run.stderr.decode(errors="replace").strip().splitlines()[-1:] or ["?"]
             return {"all": f"the sandboxed child failed: {reason[0]}"}

@@ -13,16 +13,25 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
-from typing import Final
+from typing import ClassVar, Final
 
 _MAIN: Final = Path(__file__).with_name("reaper_main.py")
+
+#: What the reaper is told to end, by the letter its protocol uses (see ``reaper_main``).
+GROUP: Final = "g"  # a bot's process group
+CGROUP: Final = "c"  # a seat's control group directory
+MOUNT: Final = "m"  # a seat's tmpfs
+SCRATCH: Final = "d"  # a scratch directory to remove
 
 
 class Reaper:
     """The running reaper of this process."""
 
-    _current: Reaper | None = None
-    _lock = threading.Lock()
+    _current: ClassVar[Reaper | None] = None
+    _lock: ClassVar = threading.Lock()
+    #: Everything registered and not yet forgotten: told again to a reaper that replaces one
+    #: that died, so nothing is ever left without someone to end it.
+    _registered: ClassVar[dict[tuple[str, str], None]] = {}
 
     def __init__(self) -> None:
         self.process = subprocess.Popen(
@@ -55,8 +64,11 @@ class Reaper:
             os.write(self._fd, line.encode() + b"\n")
 
     def watch(self, kind: str, what: object) -> None:
-        """``kind``: ``g`` a process group, ``c`` a cgroup directory, ``d`` a scratch dir."""
+        """End ``what`` if this process dies: ``kind`` is ``GROUP``, ``CGROUP``, ``MOUNT`` or
+        ``SCRATCH``."""
+        self._registered[kind, str(what)] = None
         self._tell(f"+ {kind} {what}")
 
     def forget(self, kind: str, what: object) -> None:
+        self._registered.pop((kind, str(what)), None)
         self._tell(f"- {kind} {what}")

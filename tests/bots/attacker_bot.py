@@ -114,6 +114,27 @@ def attack() -> str:
             for fd in opened:
                 os.close(fd)
         return f"{len(opened)} files"
+    if name == "prlimit-referee":  # a seat of the referee's uid could cap its file size
+        import resource
+
+        resource.prlimit(referee, resource.RLIMIT_NOFILE)  # reading is allowed anyway
+        soft, hard = resource.prlimit(referee, resource.RLIMIT_CORE)
+        resource.prlimit(referee, resource.RLIMIT_CORE, (soft, hard))  # the same: harmless
+        return f"may set the limits of {referee}"
+    if name == "chmod":  # metadata Landlock does not cover
+        os.chmod(target, 0o644)
+        return f"chmod {target}"
+    if name == "utime":
+        os.utime(target, ns=(123456789, 987654321))
+        return f"utime {target}"
+    if name == "page-cache":  # evict a page of a file every bot can read: one bit for another
+        with open(sys.executable, "rb") as shared:
+            os.posix_fadvise(shared.fileno(), 0, 4096, os.POSIX_FADV_DONTNEED)
+        return "evicted a page of the interpreter"
+    if name == "page-probe":  # ask whether a page is cached without reading it
+        with open(sys.executable, "rb") as shared:
+            os.preadv(shared.fileno(), [bytearray(16)], 0, os.RWF_NOWAIT)
+        return "probed the page cache"
     if name == "vm-read":
         buffer = ctypes.create_string_buffer(8)
 
