@@ -6,8 +6,9 @@ terminal does not reach it. ``BotProcess.close`` — run on every exit path, shi
 cancellation — closes the bot's stdin, gives it ``EXIT_GRACE`` seconds to exit on its own,
 sends SIGTERM to whatever is left of the whole group, waits up to ``TERM_GRACE`` seconds,
 sends SIGKILL to the group, and reaps the leader. Grandchildren that ignore SIGTERM die with
-the SIGKILL; a process that leaves the group on purpose (``setsid`` or ``setpgid``) escapes
-every process-group tool and is out of reach here.
+the SIGKILL. A sandboxed bot cannot leave the group (``setsid`` and ``setpgid`` are refused),
+and its control group's kill reaches whatever is left; with ``--sandbox off`` a process that
+leaves the group on purpose escapes every process-group tool.
 """
 
 from __future__ import annotations
@@ -197,12 +198,21 @@ class BotProcess:
         finally:
             for fd in theirs:
                 os.close(fd)
-        if jail is not None:
-            jail.started(popen.pid)
-        return cls(
-            seat, command, Child(popen), (ours[0], ours[1], ours[2]),
-            StderrSink(stderr_path, stderr_limit), jail,
-        )  # fmt: skip
+        try:
+            if jail is not None:
+                jail.started(popen.pid)
+            return cls(
+                seat, command, Child(popen), (ours[0], ours[1], ours[2]),
+                StderrSink(stderr_path, stderr_limit), jail,
+            )  # fmt: skip
+        except BaseException:  # interrupted before anyone could close it: end it here
+            with suppress(OSError):
+                os.killpg(popen.pid, signal.SIGKILL)
+            popen.wait()
+            for fd in ours:
+                with suppress(OSError):
+                    os.close(fd)
+            raise
 
     async def drain_stderr(self) -> None:
         """Copy stderr until the bot closes it (run as a background task)."""

@@ -48,8 +48,9 @@ class MatchLimits(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
     max_line_bytes: Annotated[int, msgspec.Meta(ge=1024, le=1 << 30)] = 1 << 20
     #: Bytes of each bot's stderr kept beside the log.
     stderr_limit: Annotated[int, msgspec.Meta(ge=0)] = 1 << 20
-    #: Sandbox bounds per seat. Memory: MiB of data segment per process, and of the whole
-    #: tree where a control group can be made.
+    #: Sandbox bounds per seat. Memory: MiB for the bot's whole tree where a control group
+    #: can be made (each process's data segment may then reach twice that, so that the
+    #: group, not a process, meets the bound first), else MiB of data segment per process.
     memory_mb: Annotated[int, msgspec.Meta(ge=16, le=1 << 20)] = 1024
     #: CPU seconds per process of the bot (a runaway child is stopped; thinking time is bounded
     #: by the move clock).

@@ -106,7 +106,7 @@ class SeatCgroup:
             raise
         self.kill_dir = kill
         self.unified = where.unified
-        self.procs = [str(directory / "cgroup.procs") for directory in self.dirs]
+        self.procs_files = [str(directory / "cgroup.procs") for directory in self.dirs]
         self._baseline = (0, 0)
 
     def _make(self, path: Path) -> Path:
@@ -115,7 +115,8 @@ class SeatCgroup:
         return path
 
     def bound(self, memory_bytes: int, max_pids: int) -> None:
-        """Set the bounds for the next bot and take the counters' values as its zero."""
+        """Make the group ready for its next bot: set the bounds, and take the kernel's
+        event counters as that bot's zero."""
         limit = "memory.max" if self.unified else "memory.limit_in_bytes"
         (self.memory / limit).write_text(str(memory_bytes))
         (self.pids / "pids.max").write_text(str(max_pids))
@@ -131,7 +132,7 @@ class SeatCgroup:
     def join(self) -> None:
         """Move the calling process into every group (in the child, before ``exec``)."""
         pid = str(os.getpid())
-        for procs in self.procs:
+        for procs in self.procs_files:
             fd = os.open(procs, os.O_WRONLY)
             try:
                 os.write(fd, pid.encode())

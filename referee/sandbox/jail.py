@@ -22,6 +22,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import errno
+import functools
 import os
 import resource
 import secrets
@@ -51,7 +52,6 @@ UID_BASE: Final = 0x40000000
 _SLOTS: Final = 16
 _slots_in_use: set[int] = set()
 _slots_lock = threading.Lock()
-_FILTER: list[seccomp.Filter] = []
 #: Exit status of a child whose sandbox could not be entered.
 SETUP_FAILED: Final = 125
 MIB: Final = 1 << 20
@@ -69,10 +69,10 @@ BOT_ENVIRONMENT: Final = frozenset(
 )
 
 
+@functools.cache
 def _filter() -> seccomp.Filter:
-    if not _FILTER:
-        _FILTER.append(seccomp.Filter(seccomp.program()))
-    return _FILTER[0]
+    """The compiled filter, made once per process and kept alive."""
+    return seccomp.Filter(seccomp.program())
 
 
 #: The control groups of this process, one per (slot, seat), kept from bot to bot.
@@ -203,7 +203,7 @@ class SeatJail:
         self.nproc = nproc if (uid is not None or os.geteuid() != 0) else None
         self.parent = os.getpid()
         self.last_cap = libc.last_capability()
-        self.passed = plan.settings.env
+        self.env_names = plan.settings.env
         scratch.mkdir(mode=0o700)
         if uid is not None:
             os.chown(scratch, uid, uid)
@@ -238,7 +238,7 @@ class SeatJail:
         """What a bot needs of the referee's environment (``BOT_ENVIRONMENT``, ``LC_*`` and
         the ``--sandbox-env`` names) — never the rest, which may hold an operator's tokens —
         with the scratch directory as its ``TMPDIR``."""
-        passed = {*BOT_ENVIRONMENT, *self.passed}
+        passed = {*BOT_ENVIRONMENT, *self.env_names}
         kept = {
             name: value
             for name, value in os.environ.items()
@@ -327,7 +327,10 @@ class SeatJail:
                 f"the bot's tree reached its bound of {limits.max_processes} processes"
             )
         if returncode == SETUP_FAILED:
-            return type(fault)(f"{fault}; the sandbox could not be entered (see its stderr)")
+            return type(fault)(
+                f"{fault}; exit status {SETUP_FAILED}: the sandbox could not be entered, or the"
+                " bot exited with that status (its stderr says which)"
+            )
         return fault
 
     def ended(self, pgid: int) -> None:

@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 from typing import Final
 
-from referee.sandbox.libc import libc
+from referee.sandbox.libc import check, libc
 
 _CREATE_RULESET: Final = 444
 _ADD_RULE: Final = 445
@@ -108,11 +108,9 @@ class Ruleset:
             scoped=(_SCOPE_ABSTRACT_UNIX_SOCKET | _SCOPE_SIGNAL) if self.scoped else 0,
         )
         size = 24 if self.scoped else 16 if self.network else 8
-        fd = int(libc.syscall(_CREATE_RULESET, ctypes.byref(attr), size, 0))
-        if fd < 0:
-            errno = ctypes.get_errno()
-            raise LandlockError(errno, f"landlock_create_ruleset: {os.strerror(errno)}")
-        self.fd = fd
+        self.fd = check(
+            libc.syscall(_CREATE_RULESET, ctypes.byref(attr), size, 0), "landlock_create_ruleset"
+        )
 
     def allow(self, path: Path | str, rights: int) -> None:
         """Allow ``rights`` on ``path`` and everything beneath it (a missing path is skipped)."""
@@ -125,9 +123,10 @@ class Ruleset:
             if not os.path.isdir(path):
                 rights &= _FILE_RIGHTS
             rule = _PathBeneath(allowed_access=rights, parent_fd=target)
-            if libc.syscall(_ADD_RULE, self.fd, _RULE_PATH_BENEATH, ctypes.byref(rule), 0) < 0:
-                errno = ctypes.get_errno()
-                raise LandlockError(errno, f"landlock_add_rule {path}: {os.strerror(errno)}")
+            check(
+                libc.syscall(_ADD_RULE, self.fd, _RULE_PATH_BENEATH, ctypes.byref(rule), 0),
+                f"landlock_add_rule {path}",
+            )
         finally:
             os.close(target)
 
@@ -140,9 +139,7 @@ class Ruleset:
 
         The caller must have set ``no_new_privs`` (or hold CAP_SYS_ADMIN).
         """
-        if libc.syscall(_RESTRICT_SELF, self.fd, 0) < 0:
-            errno = ctypes.get_errno()
-            raise LandlockError(errno, f"landlock_restrict_self: {os.strerror(errno)}")
+        check(libc.syscall(_RESTRICT_SELF, self.fd, 0), "landlock_restrict_self")
 
     def close(self) -> None:
         if self.fd >= 0:

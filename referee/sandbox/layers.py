@@ -74,8 +74,8 @@ def available() -> dict[str, str | None]:
         status["no-caps"] = "not root: the bots hold no capability anyway"
         status["tmpfs"] = "mounting a tmpfs needs root: scratch is bounded per file only"
     else:
-        if not _capabilities() & (1 << 7):  # CAP_SETUID
-            status["uid"] = "root without CAP_SETUID"
+        if _capabilities() & 0b11000000 != 0b11000000:  # CAP_SETGID (6), CAP_SETUID (7)
+            status["uid"] = "root without CAP_SETUID and CAP_SETGID"
         status["cgroup"] = _try_cgroup()
         status["tmpfs"] = _try_tmpfs()
     return status

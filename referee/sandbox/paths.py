@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import glob
 import os
-import shlex
 import shutil
 import stat
 import tempfile
@@ -162,7 +161,3 @@ def contains(folder: Path, other: Path) -> bool:
     """Is ``other`` ``folder`` or beneath it?"""
     folder, other = Path(os.path.realpath(folder)), Path(os.path.realpath(other))
     return folder == other or folder in other.parents
-
-
-def split(command: str) -> list[str]:
-    return shlex.split(command)

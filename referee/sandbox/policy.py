@@ -9,6 +9,7 @@ a refusal, never a silent downgrade; under ``auto`` it is said in the same line.
 from __future__ import annotations
 
 import os
+import shlex
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,7 +44,7 @@ class SandboxReport(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fi
                 "sandbox off: bots run as your user, each in its own process group, and nothing"
                 " more (they can read the logs and signal the referee)"
             )
-        everywhere = [name for name in PROTECTS if all(name in self.seats[s] for s in SEATS)]
+        everywhere = self.layers
         parts = [", ".join(everywhere) or "no layer"]
         some = [name for name in PROTECTS if name not in everywhere and self._seats_with(name)]
         for name in some:
@@ -124,7 +125,7 @@ def plan(
     warnings: list[str] = []
     for seat in SEATS:
         try:
-            argv = paths.split(commands[seat])
+            argv = shlex.split(commands[seat])
         except ValueError:
             argv = []
         layers = list(on)

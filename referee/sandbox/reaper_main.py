@@ -6,8 +6,10 @@ lines on stdin: ``+ g PGID`` / ``- g PGID`` (a bot's process group), ``+ c DIR``
 (a seat's cgroup), ``+ m DIR`` / ``- m DIR`` (a seat's tmpfs), ``+ d DIR`` / ``- d DIR`` (a
 scratch directory). When stdin reaches its end —
 the referee exited, however it died — it SIGKILLs every group and cgroup still registered,
-removes the cgroups and the scratch directories, and exits. Bots cannot signal it: the
-sandbox scopes their signals to their own process tree and gives them other uids.
+removes the cgroups and the scratch directories, and exits. Bots cannot signal it where
+Landlock scopes their signals to their own tree (ABI 6, Linux 6.12) or they run under uids
+of their own (root); elsewhere a bot of the operator's uid could, and ``referee sandbox``
+shows ``landlock-scope`` off.
 """
 
 import contextlib
