@@ -193,20 +193,30 @@ def match_command(
         list[str] | None, typer.Option(metavar="NAME", help=ENV_HELP, show_default=False)
     ] = None,
     memory_limit: Annotated[
-        int, typer.Option(min=16, max=1 << 20, help="MiB of memory per seat (sandbox bound).")
+        int,
+        typer.Option(
+            min=16, max=1 << 20, metavar="MIB", help="MiB of memory per seat (sandbox bound)."
+        ),
     ] = 1024,
     scratch_limit: Annotated[
         int,
-        typer.Option(min=1, max=1 << 20, help="MiB of scratch space per seat (sandbox bound)."),
+        typer.Option(
+            min=1, max=1 << 20, metavar="MIB", help="MiB of scratch space per seat (sandbox bound)."
+        ),
     ] = 256,
     cpu_limit: Annotated[
         int,
-        typer.Option(min=1, max=1 << 20, help="CPU seconds per bot process (sandbox bound)."),
+        typer.Option(
+            min=1, max=1 << 20, metavar="S", help="CPU seconds per bot process (sandbox bound)."
+        ),
     ] = 600,
     max_processes: Annotated[
         int,
         typer.Option(
-            min=1, max=1 << 16, help="Processes and threads per seat's tree (sandbox bound)."
+            min=1,
+            max=1 << 16,
+            metavar="N",
+            help="Processes and threads per seat's tree (sandbox bound).",
         ),
     ] = 128,
     json_output: Annotated[
@@ -502,16 +512,20 @@ def tournament_command(
         list[Path] | None, typer.Option(metavar="PATH", help=ALLOW_HELP, show_default=False)
     ] = None,
     memory_limit: Annotated[
-        int | None, typer.Option(min=16, max=1 << 20, help="MiB of memory per seat (1024).")
+        int | None,
+        typer.Option(min=16, max=1 << 20, metavar="MIB", help="MiB of memory per seat (1024)."),
     ] = None,
     cpu_limit: Annotated[
-        int | None, typer.Option(min=1, max=1 << 20, help="CPU seconds per bot process (600).")
+        int | None,
+        typer.Option(min=1, max=1 << 20, metavar="S", help="CPU seconds per bot process (600)."),
     ] = None,
     max_processes: Annotated[
-        int | None, typer.Option(min=1, max=1 << 16, help="Processes per seat's tree (128).")
+        int | None,
+        typer.Option(min=1, max=1 << 16, metavar="N", help="Processes per seat's tree (128)."),
     ] = None,
     scratch_limit: Annotated[
-        int | None, typer.Option(min=1, max=1 << 20, help="MiB of scratch per seat (256).")
+        int | None,
+        typer.Option(min=1, max=1 << 20, metavar="MIB", help="MiB of scratch per seat (256)."),
     ] = None,
     sandbox_env: Annotated[
         list[str] | None, typer.Option(metavar="NAME", help=ENV_HELP, show_default=False)
