@@ -223,7 +223,11 @@ class SeatJail:
                 cgroup.bound(self.limits.memory_mb * MIB, self.limits.max_processes)
             if "landlock" in self.layers:
                 self.ruleset = landlock.Ruleset(landlock.abi())
-                readable: list[str | Path] = [*paths.SYSTEM, *plan.readable.get(seat, [])]
+                readable: list[str | Path] = [
+                    *paths.SYSTEM,
+                    paths.PACKAGE,
+                    *plan.readable.get(seat, []),
+                ]
                 for path in readable:
                     self.ruleset.allow(path, landlock.READ_ONLY)
                 for device in paths.DEVICES:

@@ -40,6 +40,10 @@ SYSTEM: Final = (
     *sorted(glob.glob("/etc/python3*")),
     *sorted(glob.glob("/etc/java*")),
 )
+#: The referee's own package (public code): bots written with its kit, ``referee.bot``,
+#: import it wherever it is installed.
+PACKAGE: Final = Path(__file__).resolve().parent.parent
+
 #: Read and write: the harmless devices.
 DEVICES: Final = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
 
