@@ -744,18 +744,20 @@ def schema_command(
         bool, typer.Option("--check", help="Only check that the files are up to date.")
     ] = False,
 ) -> None:
-    """Write the JSON Schemas of the protocol and the replay log into protocol/."""
+    """Write the JSON Schemas of the protocol and the replay log, and the example transcript
+    (from a real match), into protocol/."""
     from referee.schema import PROTOCOL_DIR, SCHEMA_FILES, render
+    from referee.transcript import TRANSCRIPT, transcript
 
+    files = {PROTOCOL_DIR / name: render(make()).encode() for name, make in SCHEMA_FILES.items()}
+    files[TRANSCRIPT] = transcript()
     stale = []
-    for name, make in SCHEMA_FILES.items():
-        path = PROTOCOL_DIR / name
-        text = render(make())
-        if path.exists() and path.read_text() == text:
+    for path, content in files.items():
+        if path.exists() and path.read_bytes() == content:
             continue
-        stale.append(name)
+        stale.append(path.name)
         if not check:
-            path.write_text(text)
+            path.write_bytes(content)
             typer.echo(f"wrote {path}")
     if check and stale:
         raise _fail(f"stale: {', '.join(stale)}; run 'referee schema' to regenerate")

@@ -26,8 +26,18 @@ from referee.rules.views import Review, View
 
 PROTOCOL_VERSION: Final = 1
 
-#: A public event as carried in ``events``: a seat's action, a completed trick, a new hand.
-PublicEvent = Acted | TrickTaken | HandStarted
+
+class Forced(msgspec.Struct, frozen=True, tag_field="type", tag="forced"):
+    """The referee played the next action for ``seat`` (``--on-fault random``): the seat's
+    fault, by its reason code (``timeout``, ``crashed``, ...). The ``acted`` event follows."""
+
+    seat: Seat
+    reason: str
+
+
+#: A public event as carried in ``events``: a seat's action, a completed trick, a new hand,
+#: an action the referee played for a seat.
+PublicEvent = Acted | TrickTaken | HandStarted | Forced
 
 
 class _Message(msgspec.Struct, frozen=True, tag_field="type", omit_defaults=False):
@@ -62,9 +72,12 @@ class Hello(_Message, frozen=True, tag="hello"):
     protocol: int
     seat: Seat
     partnership: Partnership
-    #: A seed for the bot's own randomness (not the match seed, which would reveal the deals).
+    #: A seed for the bot's own randomness (not the match seed, which would reveal the deals):
+    #: 0 to 2**64-1, which a parser of JSON numbers as doubles cannot hold exactly.
     seed: int
     limits: Limits
+    #: ``seed`` as a decimal string, for such parsers.
+    seed_text: str = ""
 
 
 class Act(_Message, frozen=True, tag="act"):

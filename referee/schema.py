@@ -35,13 +35,44 @@ def _document(title: str, description: str, roots: dict[str, Any]) -> dict[str, 
     }
 
 
+def _lenient(schema: Any) -> Any:
+    """The schema without ``additionalProperties: false`` anywhere: what a bot reads may gain
+    fields in a later version, and a bot that validates its input must not break then."""
+    if isinstance(schema, dict):
+        return {
+            key: _lenient(value)
+            for key, value in schema.items()
+            if not (key == "additionalProperties" and value is False)
+        }
+    if isinstance(schema, list):
+        return [_lenient(item) for item in schema]
+    return schema
+
+
 def protocol_schema() -> dict[str, Any]:
-    return _document(
-        f"Texas 42 referee protocol, version {PROTOCOL_VERSION}",
-        "One JSON object per line. RefereeMessage: what a bot reads on stdin; BotMessage: what"
-        " it writes on stdout. Bots must ignore unknown message types and fields.",
-        {"RefereeMessage": RefereeMessage, "BotMessage": BotMessage},
-    )
+    """Two sets of definitions: what the referee sends (``ToBot.*``, open to new fields) and
+    what it accepts (``FromBot.*``, exact: an unknown field is refused)."""
+    defs: dict[str, Any] = {}
+    for prefix, root, kind, strict in (
+        ("ToBot", "RefereeMessage", RefereeMessage, False),
+        ("FromBot", "BotMessage", BotMessage, True),
+    ):
+        (schema,), components = msgspec.json.schema_components(
+            [kind], ref_template=f"#/$defs/{prefix}.{{name}}"
+        )
+        for name, component in sorted(components.items()):
+            defs[f"{prefix}.{name}"] = component if strict else _lenient(component)
+        defs[root] = schema
+    return {
+        "$schema": _DRAFT,
+        "title": f"Texas 42 referee protocol, version {PROTOCOL_VERSION}",
+        "description": "One JSON object per line. RefereeMessage: what a bot reads on stdin"
+        " (it may gain message types and fields: ignore what you do not know); BotMessage:"
+        " what it writes on stdout (exact: unknown fields are refused). Integers are JSON"
+        " integers: 30, never 30.0 or 3e1.",
+        "oneOf": [{"$ref": "#/$defs/RefereeMessage"}, {"$ref": "#/$defs/BotMessage"}],
+        "$defs": defs,
+    }
 
 
 def log_schema() -> dict[str, Any]:

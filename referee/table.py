@@ -38,6 +38,7 @@ from referee.messages import (
     PROTOCOL_VERSION,
     Act,
     ActionAnswer,
+    Forced,
     HandEnd,
     Hello,
     MatchEnd,
@@ -170,6 +171,7 @@ class Table:
         self._play_started: float | None = None
         self._last_id = 0
         self._fault_stream = Stream(f"{settings.seed}/fault")
+        self._forced_reason = ""
 
     # -- the match -------------------------------------------------------------------------
 
@@ -214,12 +216,14 @@ class Table:
         readies: dict[Seat, tuple[str, float]] = {}
 
         async def greet(seat: Seat) -> None:
+            seed = bot_seed(self.settings.seed, seat)
             hello = Hello(
                 protocol=PROTOCOL_VERSION,
                 seat=seat,
                 partnership=PARTNERSHIP_OF[seat],
-                seed=bot_seed(self.settings.seed, seat),
+                seed=seed,
                 limits=limits,
+                seed_text=str(seed),
             )
             try:
                 with self.connections[seat].deadline(deadline):
@@ -262,6 +266,9 @@ class Table:
             assert seat is not None
             legal = match.legal_actions()
             action, forced, answer_id, timing = await self._decide(seat, match, legal)
+            if forced:  # every seat learns that the referee played for this one, and why
+                for queue in self.pending.values():
+                    queue.append(Forced(seat=seat, reason=self._forced_reason))
             events = match.apply(seat, action)
             self.log.write(
                 MoveRecord(seat=seat, action=action, id=answer_id, forced=forced, timing=timing)
@@ -356,6 +363,7 @@ class Table:
         self._record_fault(seat, fault, penalty, last_id, timing)
         if penalty == "forfeit":
             raise _forfeit(seat, fault)
+        self._forced_reason = reason_code(fault)
         return legal[self._fault_stream.uniform(len(legal))], True, None, timing
 
     async def _explained(self, seat: Seat, fault: BotFault) -> BotFault:

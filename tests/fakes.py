@@ -29,6 +29,7 @@ from referee.connection import BotConnection
 from referee.log import LogWriter
 from referee.messages import (
     Act,
+    Forced,
     HandEnd,
     Hello,
     MatchEnd,
@@ -39,6 +40,7 @@ from referee.messages import (
 from referee.records import (
     ActRecord,
     DealRecord,
+    FaultRecord,
     GameForfeit,
     GameHand,
     GameMove,
@@ -436,6 +438,7 @@ def replay(records: Sequence[LogRecord]) -> Replay:
     before_end: dict[int, int] = {}
     # A new deal is public once the log shows it dealt; the first hand is announced too.
     announced: HandStarted | None = HandStarted(hand_number=1, dealer=match.hand.dealer)
+    fault_reason = ""
     for record in records:
         if isinstance(record, DealRecord):
             assert record.hand == match.hand.hand_number
@@ -455,7 +458,11 @@ def replay(records: Sequence[LogRecord]) -> Replay:
                 hand=match.hand.clone(),
             )
             assert record.legal_actions == decisions[record.id].legal_actions
+        elif isinstance(record, FaultRecord):
+            fault_reason = record.reason
         elif isinstance(record, MoveRecord):
+            if record.forced:  # every seat is told the referee played for this one, and why
+                events.append(Forced(seat=record.seat, reason=fault_reason))
             for event in match.apply(record.seat, record.action):
                 if isinstance(event, HandEnded):
                     before_end[event.review.hand_number] = len(events)

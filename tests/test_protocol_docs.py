@@ -11,8 +11,7 @@ import pytest
 
 from referee.messages import BotMessage, RefereeMessage
 from referee.schema import PROTOCOL_DIR, SCHEMA_FILES, protocol_schema, render
-
-TRANSCRIPT = PROTOCOL_DIR / "examples" / "transcript-seat-A.txt"
+from referee.transcript import TRANSCRIPT, transcript
 
 
 @pytest.mark.parametrize("name", sorted(SCHEMA_FILES))
@@ -21,6 +20,28 @@ def test_schema_file_is_fresh(name: str) -> None:
     assert path.read_text() == render(SCHEMA_FILES[name]()), (
         f"{path} is stale: run 'referee schema'"
     )
+
+
+def test_transcript_is_what_the_referee_says() -> None:
+    # Made again by a real match: the file is the referee's own output, byte for byte.
+    assert TRANSCRIPT.read_bytes() == transcript(), f"{TRANSCRIPT} is stale: run 'referee schema'"
+
+
+def test_what_bots_read_may_grow_what_they_write_may_not() -> None:
+    to_bot, from_bot = _validator("RefereeMessage"), _validator("BotMessage")
+    body = next(body for direction, body in _transcript() if direction == ">")
+    grown = {**json.loads(body), "added_in_a_later_version": {"x": 1}}
+    grown["limits"] = {**grown["limits"], "new_limit_ms": 5}
+    to_bot.validate(grown)
+    answer = {"type": "ready", "name": "x"}
+    from_bot.validate(answer)
+    assert not from_bot.is_valid({**answer, "extra": 1})
+    assert not from_bot.is_valid({"type": "action", "id": 1.5, "action": {"type": "pass"}})
+
+
+def test_hello_carries_the_seed_as_text_too() -> None:
+    hello = json.loads(_transcript()[0][1])
+    assert hello["type"] == "hello" and hello["seed_text"] == str(hello["seed"])
 
 
 def _transcript() -> list[tuple[str, bytes]]:
@@ -67,3 +88,35 @@ def test_docs_name_every_file_they_link() -> None:
         assert target in text
         assert (PROTOCOL_DIR / target).exists()
     assert Path(PROTOCOL_DIR / "log.schema.json").exists()
+
+
+def test_legal_actions_come_in_the_documented_order() -> None:
+    import random
+
+    from referee.rules import AllTricksBid, Bid, DeclareTrump, Match, Pass, Play
+    from referee.rules.actions import TRUMPS
+
+    rng = random.Random(5)
+    for seed in range(40):
+        match = Match(seed=seed)
+        while not match.is_over:
+            seat = match.turn
+            assert seat is not None
+            legal = match.legal_actions()
+            view = match.view(seat)
+            if view.phase == "bidding":
+                assert legal[0] == Pass()
+                points = [a.points for a in legal if isinstance(a, Bid)]
+                assert points == sorted(points)
+                marks = [a.marks for a in legal if isinstance(a, AllTricksBid)]
+                assert marks == sorted(marks) and legal[1 + len(points) :] == [
+                    AllTricksBid(m) for m in marks
+                ]
+            elif view.phase == "declaring":
+                assert all(isinstance(a, DeclareTrump) for a in legal)
+                order = [(TRUMPS.index(a.trump), a.piles or 0) for a in legal]  # type: ignore[union-attr]
+                assert order == sorted(order)
+            else:
+                tiles = [a.tile for a in legal if isinstance(a, Play)]
+                assert tiles == [t for t in view.hand if t in tiles]
+            match.apply(seat, rng.choice(legal))
