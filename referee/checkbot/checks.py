@@ -1,0 +1,450 @@
+"""The scripted conversations and the match, and ``check_bot`` that runs them all.
+
+Each scripted conversation is a new process of the bot (so one failure does not hide the
+next), sandboxed exactly as a match seat is (``sandbox.policy.plan`` and ``MatchJails``).
+A conversation stops at the bot's first fault and says what the bot did. The conversations
+run one after another, so a decision's time is the bot's alone.
+"""
+
+from __future__ import annotations
+
+import shlex
+import sys
+import tempfile
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import Any, Final
+
+import trio
+
+from referee.errors import BotStartFailed
+from referee.log import read_log
+from referee.messages import ActionAnswer, Ready, Rejected, encode_line
+from referee.records import MoveRecord
+from referee.rules import SEATS, Action
+from referee.runner import BUNDLED_BOTS, run_match, stderr_path
+from referee.sandbox.policy import SandboxPlan, plan
+from referee.settings import MatchLimits, MatchSettings, SandboxSettings
+
+from . import script as scripts
+from .report import CHECKS, SPECS, Check, CheckReport, DecisionTimes, Status
+from .script import SEAT, Script, extended, first_legal, future_fields, unknown_event
+from .session import Answer, Findings, Session, cut, percentile, started
+
+#: Seconds a bot has to exit after ``match_end`` and the end of its input.
+EXIT_LIMIT: Final = 2.0
+#: The bundled bot in the other seats of the match.
+RANDOM_BOT: Final = shlex.join([sys.executable, str(BUNDLED_BOTS / "random_bot.py")])
+
+
+@dataclass(frozen=True)
+class Verdict:
+    status: Status
+    detail: str
+
+
+class Stop(Exception):
+    """Ends a conversation with its verdict."""
+
+    def __init__(self, verdict: Verdict) -> None:
+        super().__init__(verdict.detail)
+        self.verdict = verdict
+
+
+def _failed(detail: str) -> Stop:
+    return Stop(Verdict("failed", detail))
+
+
+_STUCK: Final = "not judged: the bot's answer stayed in its output buffer (see flush)"
+
+
+@dataclass
+class Context:
+    command: str
+    sandbox: SandboxPlan
+    settings: MatchSettings
+    findings: Findings
+
+    @property
+    def move_ms(self) -> int:
+        return round(self.settings.move_timeout * 1000)
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1000:.1f} ms"
+
+
+# -- the steps of a conversation -------------------------------------------------------------
+
+
+async def greet(session: Session, context: Context, line: bytes | None = None) -> Answer:
+    """``hello`` (``line`` if given) and its ``ready``; ``Stop`` when none comes."""
+    hello = line if line is not None else encode_line(scripts.hello(context.settings))
+    what = "hello" if line is None else "hello with unknown fields"
+    answer = await session.exchange(hello, Ready, context.settings.startup_timeout, what)
+    if answer.kind == "unflushed":
+        raise Stop(Verdict("skipped", _STUCK))
+    if answer.kind == "malformed" or (answer.kind == "message" and type(answer.message) is Ready):
+        return answer  # a refused ready is the start-up check's business
+    raise _failed(f"{what}: {answer.text}")
+
+
+async def ask(
+    session: Session,
+    context: Context,
+    script: Script,
+    act_id: int,
+    *,
+    before: bytes = b"",
+    extra: Callable[[dict[str, Any]], None] | None = None,
+    limit: float | None = None,
+) -> Answer:
+    """One ``act`` from the script's state (``before`` written with it, as ``hand_end`` is)."""
+    limit = context.settings.move_timeout if limit is None else limit
+    act = script.act(act_id, round(limit * 1000))
+    line = encode_line(act) if extra is None else extended(act, extra)
+    answer = await session.exchange(before + line, ActionAnswer, limit, f"act {act_id}")
+    message = answer.message
+    if answer.kind == "message" and type(message) is ActionAnswer and message.id == act_id:
+        context.findings.decisions.append(answer.seconds)
+        if answer.seconds > limit:
+            context.findings.late.append(
+                f"act {act_id}: answered after {answer.seconds:.2f} s; its time_ms was"
+                f" {round(limit * 1000)}"
+            )
+    return answer
+
+
+def expect(answer: Answer, act_id: int, script: Script, *, legal: bool) -> Action | None:
+    """The action the bot answered act ``act_id`` with; ``Stop`` for anything but an action
+    answering that id (or, when ``legal``, anything but one of the legal actions). None
+    for an illegal action when legality is not this check's business."""
+    if answer.kind == "unflushed":
+        raise Stop(Verdict("skipped", _STUCK))
+    where = f"act {act_id} ({script.hand.phase})"
+    if answer.kind != "message":
+        raise _failed(f"{where}: {answer.text}")
+    message = answer.message
+    if type(message) is not ActionAnswer:
+        raise _failed(f"{where}: {answer.text}: a ready where an action was asked")
+    if message.id != act_id:
+        raise _failed(f"{where}: {answer.text}: answered id {message.id}, not {act_id}")
+    if message.action in script.hand.legal_actions():
+        return message.action
+    if legal:
+        raise _failed(
+            f"{where}: {answer.text}: not one of legal_actions"
+            f" ({script.why_illegal(message.action)})"
+        )
+    return None
+
+
+def play_on(script: Script, action: Action | None) -> None:
+    """Apply the bot's action (the first legal one in its place when it was illegal)."""
+    script.apply(SEAT, action if action is not None else first_legal(script.hand))
+
+
+# -- the conversations -----------------------------------------------------------------------
+
+
+async def _one_decision(
+    make: Callable[[], Script], what: str, session: Session, context: Context
+) -> Verdict:
+    await greet(session, context)
+    script = make()
+    answer = await ask(session, context, script, 3)
+    expect(answer, 3, script, legal=True)
+    return Verdict("passed", f"act 3 ({what}): {answer.text} in {_ms(answer.seconds)}")
+
+
+async def playing(session: Session, context: Context) -> Verdict:
+    await greet(session, context)
+    script = scripts.playing()
+    act_id, first = 3, ""
+    while script.advance():
+        answer = await ask(session, context, script, act_id)
+        play_on(script, expect(answer, act_id, script, legal=True))
+        first = first or f"act 3 (must follow sixes): {answer.text}"
+        act_id += 2
+    asked = (act_id - 3) // 2
+    return Verdict("passed", f"{first}; all {asked} plays of the hand legal")
+
+
+async def rejected(session: Session, context: Context) -> Verdict:
+    await greet(session, context)
+    script = scripts.bidding()
+    answer = await ask(session, context, script, 5)
+    expect(answer, 5, script, legal=False)
+    refusal = Rejected(
+        id=5,
+        reason="illegal_action",
+        detail="check-bot refuses this answer on purpose: answer the fresh act that follows",
+    )
+    again = await ask(session, context, script, 6, before=encode_line(refusal))
+    message = again.message
+    if again.kind == "message" and type(message) is ActionAnswer and message.id == 5:
+        raise _failed(f"after rejected 5 and act 6: {again.text}: the old id 5 again")
+    expect(again, 6, script, legal=False)
+    return Verdict("passed", f"after rejected 5 and act 6: {again.text}")
+
+
+async def unknown_message(session: Session, context: Context) -> Verdict:
+    await greet(session, context)
+    script = scripts.bidding()
+    asked: list[int] = []
+    act_id = 3
+    while script.advance() and len(asked) < 2:
+        answer = await ask(
+            session, context, script, act_id, before=scripts.UNKNOWN_MESSAGES, extra=unknown_event
+        )
+        message = answer.message
+        if answer.kind == "message" and type(message) is ActionAnswer and message.id == 999:
+            raise _failed(f"{answer.text}: it answered a message of an unknown type as an act")
+        play_on(script, expect(answer, act_id, script, legal=False))
+        asked.append(act_id)
+        act_id += 2
+    return Verdict(
+        "passed",
+        "answered acts "
+        + " and ".join(map(str, asked))
+        + ", each after two messages of unknown types and with an event of an unknown type",
+    )
+
+
+async def unknown_fields(session: Session, context: Context) -> Verdict:
+    await greet(session, context, extended(scripts.hello(context.settings), future_fields))
+    script = scripts.playing()
+    act_id = 3
+    while script.advance():
+        answer = await ask(session, context, script, act_id, extra=future_fields)
+        play_on(script, expect(answer, act_id, script, legal=False))
+        act_id += 2
+    assert script.hand_end is not None
+    hand_end = extended(script.hand_end, future_fields)
+    script = scripts.second_hand(script.marks_after)
+    answer = await ask(session, context, script, act_id, before=hand_end, extra=future_fields)
+    expect(answer, act_id, script, legal=False)
+    return Verdict(
+        "passed",
+        f"answered all {(act_id - 1) // 2} acts with unknown fields in hello, limits, act, view,"
+        " bids, trick, piles, contract, events, hand_end and review",
+    )
+
+
+async def exit_check(session: Session, context: Context) -> Verdict:
+    await greet(session, context)
+    script = scripts.last_play({"AC": 6, "BD": 6})
+    answer = await ask(session, context, script, 3)
+    play_on(script, expect(answer, 3, script, legal=False))
+    assert script.hand_end is not None
+    end = scripts.match_end(script)
+    failed = await session.send(encode_line(script.hand_end) + encode_line(end))
+    if failed is not None:
+        raise _failed(f"hand_end and match_end could not be written: {failed.text}")
+    sent = trio.current_time()
+    await session.close_input()
+    await session.read_rest(sent + EXIT_LIMIT, "after match_end")
+    with trio.move_on_at(sent + EXIT_LIMIT):
+        await session.bot.process.wait()
+    code = session.bot.process.returncode
+    took = trio.current_time() - sent
+    if code is None:
+        raise _failed(f"still running {EXIT_LIMIT:g} s after match_end and the end of its input")
+    if code != 0:
+        raise _failed(f"after match_end it {await session.ending()}")
+    return Verdict("passed", f"exited with status 0, {_ms(took)} after match_end")
+
+
+Conversation = Callable[[Session, Context], Awaitable[Verdict]]
+
+#: The scripted conversations after start-up, by check name.
+CONVERSATIONS: Final[dict[str, Conversation]] = {
+    "bidding": partial(_one_decision, scripts.bidding, "bidding over 31"),
+    "declaring": partial(_one_decision, scripts.declaring, "trump for a bid of 30"),
+    "all_tricks": partial(_one_decision, scripts.all_tricks, "trump for all tricks, 2 marks"),
+    "playing": playing,
+    "rejected": rejected,
+    "unknown_message": unknown_message,
+    "unknown_fields": unknown_fields,
+    "exit": exit_check,
+}
+
+
+async def converse(context: Context, conversation: Conversation) -> Verdict:
+    """Run one conversation with a new process of the bot."""
+    try:
+        async with started(
+            context.command, context.sandbox, context.settings, context.findings
+        ) as session:
+            try:
+                return await conversation(session, context)
+            except Stop as stop:
+                return stop.verdict
+            finally:
+                await session.finish("end of the conversation")
+    except BotStartFailed as exc:
+        return Verdict("failed", f"could not be started: {exc}")
+    except OSError as exc:
+        return Verdict("failed", f"its sandbox could not be made: {exc.strerror or exc}")
+
+
+async def startup(context: Context) -> tuple[Verdict, str | None, float | None, bool]:
+    """hello -> ready: the verdict, the bot's name, the seconds from its start to its ready,
+    and whether it answered hello at all (a refused ready is an answer)."""
+    began = trio.current_time()
+    name: str | None = None
+    seconds: float | None = None
+    responded = False
+
+    async def talk(session: Session, context: Context) -> Verdict:
+        nonlocal name, seconds, responded
+        answer = await greet(session, context)
+        responded = True
+        limit = context.settings.startup_timeout
+        if answer.kind == "malformed":
+            raise _failed(f"hello: {answer.text}")
+        assert type(answer.message) is Ready
+        name, seconds = answer.message.name, trio.current_time() - began
+        if seconds > limit:
+            raise _failed(f"ready after {seconds:.2f} s, over the {limit:g} s start-up limit")
+        return Verdict("passed", f"{answer.text} {_ms(seconds)} after its start")
+
+    return await converse(context, talk), name, seconds, responded
+
+
+async def match_check(context: Context) -> Verdict:
+    """A real match: the bot in A, the bundled random bot in B, C and D."""
+    commands = {seat: RANDOM_BOT for seat in SEATS}
+    commands[SEAT] = context.command
+    with tempfile.TemporaryDirectory(prefix="texas42-check-bot-") as folder:
+        log = Path(folder) / "match.jsonl"
+        sandbox = plan(context.sandbox.settings, context.settings, commands, [log.parent])
+        outcome = await run_match(context.settings, commands, log, sandbox)
+        try:
+            records = read_log(log).records
+        except Exception:  # the outcome below says what went wrong
+            records = []
+        for record in records:
+            timing = record.timing if type(record) is MoveRecord else None
+            if timing is not None and timing.latency_ms is not None:
+                assert type(record) is MoveRecord
+                if record.seat == SEAT and not record.forced:
+                    context.findings.decisions.append(timing.latency_ms / 1000)
+        stderr = stderr_path(log, SEAT)
+        tail = ""
+        if stderr.exists():
+            lines = [line for line in stderr.read_text(errors="replace").splitlines() if line]
+            tail = f"; its stderr ends: {cut(lines[-1])}" if lines else ""
+    faults = outcome.faults[SEAT]
+    summary = f"{outcome.hands} hands, {outcome.end}: {outcome.detail}"
+    if faults:
+        counts = ", ".join(f"{kind} x{count}" for kind, count in sorted(faults.items()))
+        return Verdict("failed", f"faults of seat A: {counts} ({summary}){tail}")
+    if outcome.end not in ("marks", "max_hands"):
+        return Verdict("failed", summary + tail)
+    return Verdict("passed", f"seed {context.settings.seed}, {summary}, no fault")
+
+
+def _spanning(findings: Findings, answered: bool) -> dict[str, Verdict]:
+    """The checks over every line of every conversation."""
+
+    def judge(offences: list[str], good: str) -> Verdict:
+        if offences:
+            more = f" (and {len(offences) - 1} more)" if len(offences) > 1 else ""
+            return Verdict("failed", offences[0] + more)
+        if not answered:
+            return Verdict("skipped", "nothing to judge: the bot answered nothing")
+        return Verdict("passed", good)
+
+    slowest = max(findings.decisions, default=0.0)
+    return {
+        "single_line": judge(findings.multiline, "every message was one line"),
+        "flush": judge(findings.unflushed, "every answer came as soon as it was written"),
+        "move_time": judge(findings.late, f"slowest scripted answer {_ms(slowest)}"),
+        "stdout": judge(findings.junk, "no line but ready and action messages"),
+    }
+
+
+async def check_bot_async(
+    command: str,
+    *,
+    sandbox: SandboxSettings | None = None,
+    limits: MatchLimits | None = None,
+    seed: int = 1,
+    match: bool = True,
+) -> CheckReport:
+    """``check_bot`` inside a running trio loop."""
+    clock = time.monotonic()
+    settings = (limits or MatchLimits()).for_seed(seed)
+    sandbox_settings = sandbox or SandboxSettings()
+    everywhere = dict.fromkeys(SEATS, command)
+    context = Context(command, plan(sandbox_settings, settings, everywhere), settings, Findings())
+    verdicts: dict[str, Verdict] = {}
+    verdicts["startup"], name, startup_seconds, began = await startup(context)
+    for check, conversation in CONVERSATIONS.items():
+        if began:
+            verdicts[check] = await converse(context, conversation)
+        else:
+            why = "its ready stayed in its output buffer (see flush)"
+            if verdicts["startup"].status != "skipped":
+                why = "the bot did not answer hello"
+            verdicts[check] = Verdict("skipped", f"not run: {why}")
+    answered = began or bool(context.findings.decisions)
+    verdicts.update(_spanning(context.findings, answered))
+    if not match:
+        verdicts["match"] = Verdict("skipped", "not asked for")
+    elif all(verdict.status == "passed" for verdict in verdicts.values()):
+        verdicts["match"] = await match_check(context)
+    else:
+        verdicts["match"] = Verdict("skipped", "not run: the checks above must pass first")
+    checks = [
+        Check(
+            name=spec.name,
+            title=spec.title,
+            status=verdicts[spec.name].status,
+            detail=verdicts[spec.name].detail,
+            fix=spec.fix if verdicts[spec.name].status == "failed" else "",
+        )
+        for spec in CHECKS
+    ]
+    times = [seconds * 1000 for seconds in context.findings.decisions]
+    return CheckReport(
+        command=command,
+        ok=all(check.status == "passed" for check in checks),
+        name=name,
+        startup_ms=None if startup_seconds is None else startup_seconds * 1000,
+        decisions=DecisionTimes(
+            count=len(times),
+            median_ms=percentile(times, 0.5) if times else None,
+            p99_ms=percentile(times, 0.99) if times else None,
+            max_ms=max(times) if times else None,
+        ),
+        checks=checks,
+        sandbox=context.sandbox.report.summary(),
+        seconds=time.monotonic() - clock,
+    )
+
+
+def check_bot(
+    command: str,
+    *,
+    sandbox: SandboxSettings | None = None,
+    limits: MatchLimits | None = None,
+    seed: int = 1,
+    match: bool = True,
+) -> CheckReport:
+    """Check that ``command`` speaks the protocol: start it sandboxed as a match would (with
+    ``sandbox`` and the bounds and timeouts of ``limits``), run every scripted conversation,
+    then — when they all pass and ``match`` — a real match against the bundled random bot
+    (seed ``seed``). Raises ``SandboxRefused`` under ``--sandbox strict`` when a layer is
+    missing, like ``referee match``."""
+    return trio.run(
+        partial(check_bot_async, command, sandbox=sandbox, limits=limits, seed=seed, match=match)
+    )
+
+
+assert set(SPECS) == {"startup", *CONVERSATIONS, "single_line", "flush", "move_time", "stdout",
+                      "match"}  # fmt: skip

@@ -1,0 +1,220 @@
+"""check-bot's report: one entry per check, the bot's timings, and how to print them."""
+
+from __future__ import annotations
+
+import io
+from typing import Final, Literal
+
+import msgspec
+
+Status = Literal["passed", "failed", "skipped"]
+
+
+class CheckSpec(msgspec.Struct, frozen=True):
+    """A check: its name, what it asks of the bot, and the fix when a bot falls short."""
+
+    name: str
+    title: str
+    fix: str
+
+
+class Check(msgspec.Struct, frozen=True, kw_only=True):
+    """One check's result: ``detail`` says what the bot did (the line it sent, cut short, or
+    what happened instead); ``fix`` how to put it right, when it failed."""
+
+    name: str
+    title: str
+    status: Status
+    detail: str
+    fix: str = ""
+
+
+class DecisionTimes(msgspec.Struct, frozen=True, kw_only=True):
+    """Milliseconds from an ``act`` written to its answer read, over every decision asked of
+    the bot (the scripted ones and its seat's in the match); None without any."""
+
+    count: int
+    median_ms: float | None
+    p99_ms: float | None
+    max_ms: float | None
+
+
+class CheckReport(msgspec.Struct, frozen=True, kw_only=True):
+    """Every check of one bot command; ``ok`` only when every one passed."""
+
+    command: str
+    ok: bool
+    #: The name the bot gave in ``ready`` (None if it gave none).
+    name: str | None
+    #: Milliseconds from starting the bot to reading its ``ready`` (the start-up check's).
+    startup_ms: float | None
+    decisions: DecisionTimes
+    checks: list[Check]
+    #: The sandbox the bot ran under, in the referee's one line.
+    sandbox: str
+    #: Seconds check-bot took.
+    seconds: float
+
+
+_T: Final = "PROTOCOL.md"
+_ANSWER: Final = (
+    'answer with {"type": "action", "id": <the act\'s id>, "action": <one element of'
+    " legal_actions, copied verbatim>}"
+)
+
+#: Every check, in the order they run and are reported.
+CHECKS: Final[tuple[CheckSpec, ...]] = (
+    CheckSpec(
+        "startup",
+        "hello → ready within the start-up limit, with a valid name",
+        'Answer hello at once with one line {"type": "ready", "name": "<1-100 characters, no'
+        f' control characters>"}}, before any slow set-up ({_T}: "hello" and "Time").',
+    ),
+    CheckSpec(
+        "bidding",
+        "act in the bidding: a legal bid or pass, with the act's id",
+        f'In the bidding {_ANSWER} ({_T}: "act").',
+    ),
+    CheckSpec(
+        "declaring",
+        "act when naming trump for a point bid",
+        f'As declarer {_ANSWER}: one of the nine trumps, with no "piles"'
+        f' ({_T}: "Tiles, actions, trump").',
+    ),
+    CheckSpec(
+        "all_tricks",
+        "act when naming trump for an all-tricks bid: piles chosen",
+        'After an all-tricks bid the trump action must carry "piles" (1 or 2), e.g. {"type":'
+        ' "trump", "trump": 6, "piles": 1}: answer one of legal_actions verbatim'
+        f' ({_T}: "Tiles, actions, trump").',
+    ),
+    CheckSpec(
+        "playing",
+        "act in play, for a whole hand: legal tiles, following suit",
+        "Play only a tile from legal_actions: when you hold the suit led you must follow it"
+        f' ({_T}: "Tiles, actions, trump").',
+    ),
+    CheckSpec(
+        "rejected",
+        "after rejected, answer the fresh act with its new id",
+        "On rejected send nothing; answer the fresh act that follows with its own id, never"
+        f' the old answer again ({_T}: "rejected").',
+    ),
+    CheckSpec(
+        "unknown_message",
+        "ignores messages and events of unknown types",
+        "Skip a message or an event whose type you do not know, without answering it or"
+        f' failing ({_T}: "Transport").',
+    ),
+    CheckSpec(
+        "unknown_fields",
+        "ignores unknown fields in known messages, at every level",
+        "Read only the fields you use and never refuse a message for fields you do not know"
+        f' ({_T}: "Transport").',
+    ),
+    CheckSpec(
+        "exit",
+        "hand_end, match_end, end of input: exits within 2 s with status 0",
+        "Stop on match_end or at the end of input and exit with status 0 straight away"
+        f' ({_T}: "match_end" and "Processes and the sandbox").',
+    ),
+    CheckSpec(
+        "single_line",
+        "every message is one line",
+        "Write each message as one line of compact JSON ended by \\n, never pretty-printed"
+        f' ({_T}: "Transport").',
+    ),
+    CheckSpec(
+        "flush",
+        "every answer is flushed",
+        "Flush stdout after every line (sys.stdout.flush(), fflush(stdout), System.out.flush()):"
+        f' a buffered answer never reaches the referee ({_T}: "Transport").',
+    ),
+    CheckSpec(
+        "move_time",
+        "every answer within the move time",
+        "Answer each act within its time_ms: do slow set-up before ready and bound your search"
+        f' ({_T}: "Time").',
+    ),
+    CheckSpec(
+        "stdout",
+        "nothing but protocol lines on stdout",
+        "Write logs and debug output to stderr: stdout carries only ready and action lines"
+        f' ({_T}: "Transport" and "Checklist for a new bot").',
+    ),
+    CheckSpec(
+        "match",
+        "a full match through the referee (random bots in B, C, D): no fault",
+        f"Play a match with 'referee match' and read the fault in its log ({_T}: \"Faults\").",
+    ),
+)
+SPECS: Final = {spec.name: spec for spec in CHECKS}
+
+
+def _ms(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1f} ms"
+
+
+def report_table(report: CheckReport) -> object:
+    """The checks as a rich ``Table`` (typed ``object``: rich is imported only here)."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    table = Table(title=f"check-bot: {escape(report.command)}", header_style="bold")
+    fixes = any(check.fix for check in report.checks)
+    for column in ("check", "result", "what the bot did", "fix")[: 4 if fixes else 3]:
+        table.add_column(column, overflow="fold")
+    style = {
+        "passed": "[green]passed[/]",
+        "failed": "[red]FAILED[/]",
+        "skipped": "[yellow]skipped[/]",
+    }
+    for check in report.checks:
+        table.add_row(
+            f"{check.name}\n[dim]{escape(check.title)}[/]",
+            style[check.status],
+            escape(check.detail),
+            *([escape(check.fix)] if fixes else []),
+        )
+    return table
+
+
+def summary_lines(report: CheckReport) -> list[str]:
+    """The lines under the table: name, start-up, decision times, the sandbox, the verdict."""
+    times = report.decisions
+    failed = [check.name for check in report.checks if check.status == "failed"]
+    skipped = [check.name for check in report.checks if check.status == "skipped"]
+    verdict = (
+        "OK: every check passed"
+        if report.ok
+        else "NOT OK: "
+        + "; ".join(
+            part
+            for part in (
+                f"failed {', '.join(failed)}" if failed else "",
+                f"skipped {', '.join(skipped)}" if skipped else "",
+            )
+            if part
+        )
+    )
+    return [
+        f"name: {report.name!r}" if report.name is not None else "name: none (no valid ready)",
+        f"start-up: {_ms(report.startup_ms)}",
+        f"decisions: {times.count}; median {_ms(times.median_ms)}, p99 {_ms(times.p99_ms)},"
+        f" max {_ms(times.max_ms)}",
+        report.sandbox,
+        f"check-bot took {report.seconds:.2f} s",
+        verdict,
+    ]
+
+
+def report_lines(report: CheckReport, width: int = 120, color: bool = False) -> list[str]:
+    """The whole report as text lines: the table of checks, then ``summary_lines``."""
+    from rich.console import Console
+
+    buffer = io.StringIO()
+    console = Console(
+        file=buffer, width=width, force_terminal=color, color_system="standard" if color else None
+    )
+    console.print(report_table(report))
+    return buffer.getvalue().rstrip("\n").split("\n") + summary_lines(report)
