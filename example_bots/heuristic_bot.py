@@ -1,8 +1,13 @@
 #!/usr/bin/env python3
 """A heuristic Texas 42 bot: hand-strength bidding, sensible trump, partner-aware play.
 
-Python standard library only, one file, no randomness (the same messages always get the same
-answers, so it is reproducible whatever the ``hello`` seed). It is meant to be read and copied:
+Written with the Python bot kit (``referee.bot``): ``run`` speaks the protocol, and each
+decision arrives typed — the seat's ``View``, the legal actions as the engine's action objects
+(``Pass()``, ``Bid(31)``, ``DeclareTrump(6)``, ``Play(Tile(3, 5))``) and ``decision.seen``,
+what the seat has seen of the hand (every tile played, the suits each seat showed out of).
+Run it with the referee's Python (``.venv/bin/python example_bots/heuristic_bot.py``). No
+randomness: the same messages always get the same answers, whatever the ``hello`` seed. It is
+meant to be read and copied:
 
 - **Bidding** (`choose_bid`): for each possible trump it estimates the tricks the hand should
   take (top trumps, long trumps, off-suit doubles and the tiles right under them) and turns
@@ -12,25 +17,29 @@ answers, so it is reproducible whatever the ``hello`` seed). It is meant to be r
 - **Trump** (`choose_trump`): the trump with the best value: the suit where it holds the most
   and highest tiles (the double weighs most), doubles or no trump when it holds many doubles.
   ``piles`` is 1 for an all-tricks contract.
-- **Play** (`choose_play`): it remembers every tile played this hand (from the ``events``) and
-  which seat has shown out of which suit, so it knows which tiles are still out. As declarer
-  it leads trumps while it holds the best one, then its sure winners. It does not overtake a
-  partner who is winning the trick, drops its count tiles (5 and 10 pointers) on tricks its
-  partner has safely won, wins tricks as cheaply as it can when an opponent is ahead, and
-  otherwise plays its least useful tile, keeping count away from opponents.
+- **Play** (`choose_play`): from ``decision.seen`` it knows which tiles are still out and
+  which seat has shown out of which suit. As declarer it leads trumps while it holds the best
+  one, then its sure winners. It does not overtake a partner who is winning the trick, drops
+  its count tiles (5 and 10 pointers) on tricks its partner has safely won, wins tricks as
+  cheaply as it can when an opponent is ahead, and otherwise plays its least useful tile,
+  keeping count away from opponents.
 
-Protocol (protocol/PROTOCOL.md): one JSON object per line on stdin. Answer ``hello`` with
-``ready`` and every ``act`` with ``{"type": "action", "id": <id>, "action": <one element of
-legal_actions, verbatim>}``. Everything else needs no answer; unknown messages and fields are
-ignored. If the decision logic ever fails, the bot answers ``legal_actions[0]`` instead of
-crashing (and says why on stderr, which the referee keeps beside the match log).
+If the decision logic ever fails, the kit answers the first legal action instead of crashing
+(and prints the traceback on stderr, which the referee keeps beside the match log).
 """
 
 from __future__ import annotations
 
-import json
 import sys
-import traceback
+from pathlib import Path
+
+try:
+    import referee.bot  # noqa: F401
+except ImportError:  # a clone that is not installed: the package is next to this folder
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from referee.bot import Decision, Seen, run
+from referee.rules import Action, AllTricksBid, Bid, DeclareTrump, Pass, Play, View
 
 # -- the double-six set ----------------------------------------------------------------------
 
@@ -205,145 +214,79 @@ def cannot_lose_a_trick(hand, trump) -> bool:
     return True
 
 
-# -- what this seat knows about the hand in progress -----------------------------------------
-
-
-class Memory:
-    """Every tile played this hand, in order, from the public events (and the view)."""
-
-    def __init__(self) -> None:
-        self.hand_number = None
-        self.plays: list[tuple[str, tuple[int, int]]] = []  # (seat, tile), in play order
-
-    def new_hand(self, hand_number) -> None:
-        self.hand_number = hand_number
-        self.plays = []
-
-    def see(self, events) -> None:
-        for event in events or []:
-            if not isinstance(event, dict):
-                continue
-            if event.get("type") == "hand_start":
-                self.new_hand(event.get("hand_number"))
-            elif event.get("type") == "acted":
-                action = event.get("action") or {}
-                if action.get("type") == "play":
-                    self.plays.append((event["seat"], tuple(sorted(action["tile"]))))
-
-    def played(self, view) -> set:
-        """Tiles out of play: what the events showed, plus whatever the view shows."""
-        played = {tile for _, tile in self.plays}
-        played.update(tuple(sorted(p["tile"])) for p in view.get("trick") or [])
-        for pile in view.get("piles") or []:
-            played.update(tuple(sorted(t)) for t in pile["tiles"])
-        return played
-
-    def voids(self, trump) -> dict:
-        """The suits each seat has shown it cannot follow (it played another suit to them)."""
-        voids = {seat: set() for seat in "ABCD"}
-        for start in range(0, len(self.plays), 4):
-            trick = self.plays[start : start + 4]
-            suit = called_suit(trick[0][1], trump)
-            for seat, tile in trick[1:]:
-                if not follows(tile, suit, trump):
-                    voids[seat].add(suit)
-        return voids
-
-
 # -- the bot ---------------------------------------------------------------------------------
 
 
-class HeuristicBot:
-    def __init__(self) -> None:
-        self.memory = Memory()
+def strategy(decision: Decision) -> Action:
+    legal = decision.legal_actions
+    if len(legal) == 1:
+        return legal[0]
+    if any(isinstance(a, Play) for a in legal):
+        return choose_play(decision.view, decision.seen, legal)
+    if any(isinstance(a, DeclareTrump) for a in legal):
+        return choose_trump(decision.view, legal)
+    return choose_bid(decision.view, legal)
 
-    def handle(self, message: dict):
-        """The answer to one referee message, or None when it needs no answer."""
-        kind = message.get("type")
-        if kind == "hello":
-            return {"type": "ready", "name": "heuristic"}
-        if kind == "act":
-            legal = message["legal_actions"]
-            try:
-                action = self.decide(message)
-                if action not in legal:  # never answer anything but a legal action
-                    raise ValueError(f"chose {action!r}, not a legal action")
-            except Exception:
-                traceback.print_exc(file=sys.stderr)
-                action = legal[0]
-            return {"type": "action", "id": message["id"], "action": action}
-        if kind == "hand_end":
-            self.memory.see(message.get("events"))
-        return None
 
-    def decide(self, message: dict) -> dict:
-        view, legal = message["view"], message["legal_actions"]
-        self.memory.see(message.get("events"))
-        if view.get("hand_number") != self.memory.hand_number:
-            self.memory.new_hand(view.get("hand_number"))  # the first hand has no hand_start
-        if len(legal) == 1:
-            return legal[0]
-        kinds = {action["type"] for action in legal}
-        if "play" in kinds:
-            return self.choose_play(view, legal)
-        if "trump" in kinds:
-            return self.choose_trump(view, legal)
-        return self.choose_bid(view, legal)
+# -- bidding and trump -----------------------------------------------------------------------
 
-    # -- bidding and trump -------------------------------------------------------------------
 
-    def choose_bid(self, view: dict, legal: list) -> dict:
-        hand = [tuple(sorted(t)) for t in view["hand"]]
-        me = view["seat"]
-        _, points = best_trump(hand)  # the bid the hand supports with its best trump
-        pass_action = next(a for a in legal if a["type"] == "pass")
-        # Who holds the bid now? Never bid over the partner.
-        high_bidder = None
-        for move in view.get("bids") or []:
-            if move["action"]["type"] != "pass":
-                high_bidder = move["seat"]
-        if high_bidder == PARTNER[me]:
-            return pass_action
-        all_tricks = [a for a in legal if a["type"] == "all_tricks"]
-        if all_tricks and all_tricks_trump(hand) is not None:
-            return min(all_tricks, key=lambda a: a["marks"])
-        # The lowest point bid, if the hand supports it; never above MAX_BID.
-        point_bids = [a for a in legal if a["type"] == "bid"]
-        if point_bids:
-            lowest = min(point_bids, key=lambda a: a["points"])
-            if lowest["points"] <= min(points, MAX_BID):
-                return lowest
+def choose_bid(view: View, legal: list[Action]) -> Action:
+    hand = [tuple(t) for t in view.hand]
+    me = view.seat
+    _, points = best_trump(hand)  # the bid the hand supports with its best trump
+    pass_action = next(a for a in legal if isinstance(a, Pass))
+    # Who holds the bid now? Never bid over the partner.
+    high_bidder = None
+    for move in view.bids:
+        if not isinstance(move.action, Pass):
+            high_bidder = move.seat
+    if high_bidder == PARTNER[me]:
         return pass_action
-
-    def choose_trump(self, view: dict, legal: list) -> dict:
-        hand = [tuple(sorted(t)) for t in view["hand"]]
-        trump, _ = best_trump(hand)
-        if any(a.get("piles") for a in legal):  # an all-tricks contract: piles=1
-            sure = all_tricks_trump(hand)
-            trump = trump if sure is None else sure
-        wanted = [a for a in legal if a.get("trump") == trump and a.get("piles") in (None, 1)]
-        return wanted[0] if wanted else legal[0]
-
-    # -- playing -----------------------------------------------------------------------------
-
-    def choose_play(self, view: dict, legal: list) -> dict:
-        contract, me = view["contract"], view["seat"]
-        hand = {tuple(sorted(t)) for t in view["hand"]}
-        tiles = [tuple(sorted(a["tile"])) for a in legal]
-        trick = [(p["seat"], tuple(sorted(p["tile"]))) for p in view.get("trick") or []]
-        play = Play(
-            me=me,
-            trump=contract["trump"],
-            unknown=set(ALL_TILES) - self.memory.played(view) - hand,
-            voids=self.memory.voids(contract["trump"]),
-            declaring=SIDE[contract["declarer"]] == SIDE[me],
-            all_tricks=contract["bid"]["type"] == "all_tricks",
-        )
-        tile = play.follow(tiles, trick) if trick else play.lead(tiles)
-        return legal[tiles.index(tile)]
+    all_tricks = [a for a in legal if isinstance(a, AllTricksBid)]
+    if all_tricks and all_tricks_trump(hand) is not None:
+        return min(all_tricks, key=lambda a: a.marks)
+    # The lowest point bid, if the hand supports it; never above MAX_BID.
+    point_bids = [a for a in legal if isinstance(a, Bid)]
+    if point_bids:
+        lowest = min(point_bids, key=lambda a: a.points)
+        if lowest.points <= min(points, MAX_BID):
+            return lowest
+    return pass_action
 
 
-class Play:
+def choose_trump(view: View, legal: list[Action]) -> Action:
+    hand = [tuple(t) for t in view.hand]
+    trump, _ = best_trump(hand)
+    declarations = [a for a in legal if isinstance(a, DeclareTrump)]
+    if any(a.piles for a in declarations):  # an all-tricks contract: piles=1
+        sure = all_tricks_trump(hand)
+        trump = trump if sure is None else sure
+    wanted = [a for a in declarations if a.trump == trump and a.piles in (None, 1)]
+    return wanted[0] if wanted else legal[0]
+
+
+# -- playing ---------------------------------------------------------------------------------
+
+
+def choose_play(view: View, seen: Seen, legal: list[Action]) -> Action:
+    contract, me = view.contract, view.seat
+    assert contract is not None
+    tiles = [tuple(a.tile) for a in legal if isinstance(a, Play)]
+    trick = [(p.seat, tuple(p.tile)) for p in view.trick]
+    play = PlayChoice(
+        me=me,
+        trump=contract.trump,
+        unknown={tuple(t) for t in seen.unseen},  # the tiles in the other three hands
+        voids=seen.voids,
+        declaring=SIDE[contract.declarer] == SIDE[me],
+        all_tricks=isinstance(contract.bid, AllTricksBid),
+    )
+    tile = play.follow(tiles, trick) if trick else play.lead(tiles)
+    return legal[tiles.index(tile)]
+
+
+class PlayChoice:
     """One play decision: this seat's legal tiles, the tiles still out, the known voids."""
 
     def __init__(self, me, trump, unknown, voids, declaring, all_tricks) -> None:
@@ -487,29 +430,5 @@ class Play:
         return self.cheapest(tiles)
 
 
-def main() -> None:
-    bot = HeuristicBot()
-    for line in sys.stdin:
-        try:
-            message = json.loads(line)
-        except ValueError:
-            continue
-        if not isinstance(message, dict):
-            continue
-        if message.get("type") == "match_end":
-            return
-        try:
-            answer = bot.handle(message)
-        except Exception:  # a malformed message: answer what can be answered, never crash
-            traceback.print_exc(file=sys.stderr)
-            legal = message.get("legal_actions")
-            answer = None
-            if message.get("type") == "act" and legal:
-                answer = {"type": "action", "id": message.get("id"), "action": legal[0]}
-        if answer is not None:
-            sys.stdout.write(json.dumps(answer) + "\n")
-            sys.stdout.flush()
-
-
 if __name__ == "__main__":
-    main()
+    run(strategy, name="heuristic")
