@@ -6,7 +6,7 @@ import shlex
 import sys
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import msgspec
 import typer
@@ -19,6 +19,32 @@ if TYPE_CHECKING:
     from referee.sandbox.policy import SandboxPlan
     from referee.settings import MatchLimits, MatchSettings
     from referee.table import MatchOutcome
+
+
+def _plain_value_names() -> None:
+    """Typer prints each value's Python type in help (``<bool>``, ``<list[str]>``, ``<int
+    range>``): show what a user types instead — the option's own name for its value (``MIB``,
+    ``PATH``), ``N``, ``NUMBER``, ``TEXT``, the choices — and nothing for a flag, which takes
+    none, or an argument, whose name already says it."""
+    import typer.core
+
+    shown = typer.core.TyperOption.display_type
+
+    def value_name(self: typer.core.TyperOption, ctx: Any) -> str | None:
+        if self.metavar is not None:
+            return str(self.metavar)
+        if self.is_flag:
+            return None
+        label = str(shown(self, ctx)).strip("<>")
+        names = {"int": "N", "int range": "N", "float": "NUMBER", "float range": "NUMBER"}
+        names |= {"str": "TEXT", "list[str]": "TEXT"}
+        return names.get(label, label if "|" in label else label.upper())
+
+    typer.core.TyperOption.display_type_rich = value_name  # type: ignore[method-assign]
+    typer.core.TyperArgument.display_type_rich = lambda self, ctx: None  # type: ignore[method-assign]
+
+
+_plain_value_names()
 
 app = typer.Typer(
     help="Referee for Texas 42 bot competitions: exact rules, redacted views, verifiable replays.",
@@ -67,6 +93,18 @@ def _bundled_bot(name: str) -> str:
     return shlex.join([sys.executable, str(path)])
 
 
+def _seconds(low: float, high: float) -> Any:
+    """A check of seconds from ``low`` to ``high``: typer's own range check lets NaN through
+    and then calls it too large (every comparison with NaN is false)."""
+
+    def check(value: float | None) -> float | None:
+        if value is not None and not low <= value <= high:
+            raise typer.BadParameter(f"give seconds from {low:g} to {high:g}, not {value}")
+        return value
+
+    return check
+
+
 def _fail(message: str) -> typer.Exit:
     typer.echo(f"referee: {message}", err=True)
     return typer.Exit(2)
@@ -87,6 +125,16 @@ ENV_HELP = (
     "An environment variable passed to sandboxed bots (repeat); they get only PATH, HOME, LANG,"
     " LC_* and what runtimes look for (JAVA_HOME, VIRTUAL_ENV, ...)."
 )
+
+
+def _check_commands(commands: dict[Seat, str]) -> None:
+    """Exit 2 with one line when a bot command cannot even start."""
+    from referee.commands import problem
+
+    for seat, command in commands.items():
+        why = problem(command)
+        if why is not None:
+            raise _fail(f"seat {seat}: {why}")
 
 
 def _sandbox_plan(
@@ -149,15 +197,19 @@ def match_command(
         typer.Option(help="Replay log path (JSON lines). Default: a new file under ./matches/."),
     ] = None,
     move_timeout: Annotated[
-        float, typer.Option(min=0.001, max=3600, help="Seconds per decision.")
+        float,
+        typer.Option(metavar="S", callback=_seconds(0.001, 3600), help="Seconds per decision."),
     ] = 1.0,
     startup_timeout: Annotated[
-        float, typer.Option(min=0.001, max=3600, help="Seconds to answer hello.")
+        float,
+        typer.Option(metavar="S", callback=_seconds(0.001, 3600), help="Seconds to answer hello."),
     ] = 10.0,
     time_bank: Annotated[
         float,
         typer.Option(
-            min=0.0, max=86400, help="Extra seconds per seat for the match, spent on overruns."
+            metavar="S",
+            callback=_seconds(0, 86400),
+            help="Extra seconds per seat for the match, spent on overruns.",
         ),
     ] = 0.0,
     max_rejections: Annotated[
@@ -229,7 +281,7 @@ def match_command(
     arguments; 1 if the referee itself failed.
     """
 
-    from referee.files import private_directory
+    from referee.files import private_directory, private_file
     from referee.rules.deal import MAX_SEED
     from referee.runner import default_log_path, random_seed, seat_commands
     from referee.settings import MatchSettings
@@ -239,6 +291,7 @@ def match_command(
         commands = seat_commands(commands_given)
     except ValueError as exc:
         raise _fail(str(exc)) from None
+    _check_commands(commands)
     match_seed = random_seed() if seed is None else seed
     assert 0 <= match_seed <= MAX_SEED
     settings = MatchSettings(
@@ -256,17 +309,30 @@ def match_command(
         max_processes=max_processes,
         scratch_mb=scratch_limit,
     )
+    if log is not None and (not str(log).strip() or log.is_dir()):
+        raise _fail(f"--log {str(log)!r}: give the log file's name, e.g. --log matches/m1.jsonl")
     log_path = log or default_log_path()
     if log_path.exists():
         raise _fail(f"{log_path} already exists: choose another --log or remove it")
     try:
         private_directory(log_path.parent)
+        private_file(log_path).close()  # a log that cannot be written is a usage mistake
     except OSError as exc:
-        raise _fail(f"cannot create {log_path.parent}: {exc.strerror or exc}") from None
-    plan = _sandbox_plan(sandbox, sandbox_allow, sandbox_env, settings, commands, [log_path.parent])
+        raise _fail(f"cannot write the log {log_path}: {exc.strerror or exc}") from None
+    try:
+        plan = _sandbox_plan(
+            sandbox, sandbox_allow, sandbox_env, settings, commands, [log_path.parent]
+        )
+    except typer.Exit:
+        log_path.unlink(missing_ok=True)  # refused: no match, no log
+        raise
     outcome = _play(settings, commands, log_path, plan)
     if json_output:
-        typer.echo(msgspec.json.encode(outcome).decode())
+        from referee.records import split_counts
+
+        document = msgspec.to_builtins(outcome)
+        document["faults"], document["rejections"] = split_counts(outcome.faults)
+        typer.echo(msgspec.json.encode(document).decode())
         return
     from referee.report import print_outcome
 
@@ -299,9 +365,78 @@ def _play(
         raise typer.Exit(1) from None
 
 
+@app.command("check-bot")
+def check_bot_command(
+    command: Annotated[
+        str,
+        typer.Argument(
+            metavar="COMMAND", help="The bot's command, one string split as a shell would."
+        ),
+    ],
+    move_timeout: Annotated[
+        float,
+        typer.Option(metavar="S", callback=_seconds(0.001, 3600), help="Seconds per decision."),
+    ] = 1.0,
+    startup_timeout: Annotated[
+        float,
+        typer.Option(metavar="S", callback=_seconds(0.001, 3600), help="Seconds to answer hello."),
+    ] = 10.0,
+    sandbox: Annotated[Sandbox, typer.Option(help=SANDBOX_HELP)] = Sandbox.auto,
+    sandbox_allow: Annotated[
+        list[Path] | None, typer.Option(metavar="PATH", help=ALLOW_HELP, show_default=False)
+    ] = None,
+    sandbox_env: Annotated[
+        list[str] | None, typer.Option(metavar="NAME", help=ENV_HELP, show_default=False)
+    ] = None,
+    match: Annotated[
+        bool,
+        typer.Option(
+            "--match/--no-match", help="End with a full match against the bundled random bot."
+        ),
+    ] = True,
+    json_output: Annotated[
+        bool, typer.Option("--json", help="Print the report as one JSON object on stdout.")
+    ] = False,
+) -> None:
+    """Check that a bot speaks the protocol: every message and phase, a refusal, unknown
+    messages and fields, the end of a match, then a full match; with what to fix.
+
+    Exits 0 only when every check passed; 1 when one failed; 2 for a usage mistake.
+    """
+    from referee.checkbot import check_bot, report_lines
+    from referee.commands import problem
+    from referee.errors import SandboxRefused
+    from referee.settings import MatchLimits, SandboxSettings
+
+    why = problem(command)
+    if why is not None:
+        raise _fail(why)
+    missing = [str(path) for path in sandbox_allow or [] if not path.exists()]
+    if missing:
+        raise _fail(f"--sandbox-allow {missing[0]}: no such file or directory")
+    settings = SandboxSettings(
+        mode=sandbox.value,
+        allow=tuple(str(path.resolve()) for path in sandbox_allow or []),
+        env=tuple(sandbox_env or []),
+    )
+    limits = MatchLimits(move_timeout=move_timeout, startup_timeout=startup_timeout)
+    try:
+        report = check_bot(command, sandbox=settings, limits=limits, match=match)
+    except SandboxRefused as exc:
+        raise _fail(str(exc)) from None
+    if json_output:
+        typer.echo(msgspec.json.encode(report).decode())
+    else:
+        for line in report_lines(report, color=sys.stdout.isatty()):
+            typer.echo(line)
+    raise typer.Exit(0 if report.ok else 1)
+
+
 @app.command("replay")
 def replay_command(
-    log: Annotated[Path, typer.Argument(help="A replay log written by 'referee match'.")],
+    log: Annotated[
+        Path, typer.Argument(metavar="LOG", help="A replay log written by 'referee match'.")
+    ],
     seat: Annotated[
         SeatName | None,
         typer.Option(
@@ -370,7 +505,9 @@ def replay_command(
                     " --verify says where"
                 )
 
-            typer.echo(canonical_json(game_record(replay_log.records)).decode())
+            # Exactly the bytes game_digest hashes: no newline after them.
+            sys.stdout.buffer.write(canonical_json(game_record(replay_log.records)))
+            sys.stdout.flush()
         elif rerun:
             _rerun(replay_log, sandbox, sandbox_allow, sandbox_env)
         else:
@@ -427,12 +564,30 @@ def _rerun(
     new_log = replay_log.path.with_name(replay_log.path.stem + ".rerun.jsonl")
     if new_log.exists():
         raise _fail(f"{new_log} exists (an earlier re-run): remove it first")
+    from referee.commands import problem
+
+    for seat, command in header.bots.items():
+        why = problem(command)
+        if why is not None:  # the real cause, not "the game differs"
+            raise _fail(
+                f"cannot re-run: seat {seat}: {why}; the logged commands are run as written:"
+                " re-run from the directory the match was played in"
+            )
     plan = _sandbox_plan(sandbox, allow, env, settings, header.bots, [new_log.parent])
     outcome = _play(settings, header.bots, new_log, plan)
     typer.echo(f"logged game digest: {logged or '(none: the log is truncated)'}")
     typer.echo(f"rerun game digest:  {outcome.game_digest}  (log: {new_log})")
     if outcome.game_digest != logged:
-        typer.echo("rerun: the game differs (are the bots deterministic?)", err=True)
+        started = [seat for seat in header.bots if outcome.names.get(seat)]
+        if len(started) < 4:
+            missing = ", ".join(seat for seat in header.bots if seat not in started)
+            typer.echo(
+                f"rerun: the game differs: seat {missing} did not start this time"
+                f" ({outcome.detail}); see the new log's faults",
+                err=True,
+            )
+        else:
+            typer.echo("rerun: the game differs (are the bots deterministic?)", err=True)
         raise typer.Exit(1)
     typer.echo("rerun: same game")
 
@@ -442,6 +597,7 @@ def tournament_command(
     config: Annotated[
         Path | None,
         typer.Argument(
+            metavar="CONFIG",
             help="A TOML file with the entrants (a bot table each: name, command) and the"
             " options; options given here override it.",
             show_default=False,
@@ -449,7 +605,9 @@ def tournament_command(
     ] = None,
     bot: Annotated[
         list[str] | None,
-        typer.Option(help="An entrant: NAME=COMMAND (repeat). Its program plays both seats."),
+        typer.Option(
+            metavar="NAME=COMMAND", help="An entrant (repeat). Its program plays both seats."
+        ),
     ] = None,
     seeds: Annotated[
         int | None, typer.Option(min=1, help="Deal seeds; each pairing plays each in duplicate.")
@@ -461,7 +619,11 @@ def tournament_command(
         ),
     ] = None,
     format: Annotated[
-        str | None, typer.Option(help="round-robin (every pair) or gauntlet (first vs each).")
+        str | None,
+        typer.Option(
+            metavar="round-robin|gauntlet",
+            help="round-robin (every pair) or gauntlet (first vs each).",
+        ),
     ] = None,
     jobs: Annotated[
         int | None, typer.Option(min=1, help="Matches at once. Default: one per core.")
@@ -478,22 +640,32 @@ def tournament_command(
     ] = False,
     dask: Annotated[
         str | None,
-        typer.Option(help="Run on a Dask cluster: a scheduler address, or 'local' to start one."),
+        typer.Option(
+            metavar="ADDRESS",
+            help="Run on a Dask cluster: a scheduler address, or 'local' to start one.",
+        ),
     ] = None,
     sprt: Annotated[
         str | None,
-        typer.Option(help="ELO0,ELO1: stop when the sequential test decides (two entrants)."),
+        typer.Option(
+            metavar="ELO0,ELO1", help="Stop when the sequential test decides (two entrants)."
+        ),
     ] = None,
     alpha: Annotated[float | None, typer.Option(help="SPRT false positive rate (0.05).")] = None,
     beta: Annotated[float | None, typer.Option(help="SPRT false negative rate (0.05).")] = None,
     move_timeout: Annotated[
-        float | None, typer.Option(min=0.001, max=3600, help="Seconds per decision.")
+        float | None,
+        typer.Option(metavar="S", callback=_seconds(0.001, 3600), help="Seconds per decision."),
     ] = None,
     startup_timeout: Annotated[
-        float | None, typer.Option(min=0.001, max=3600, help="Seconds to answer hello.")
+        float | None,
+        typer.Option(metavar="S", callback=_seconds(0.001, 3600), help="Seconds to answer hello."),
     ] = None,
     time_bank: Annotated[
-        float | None, typer.Option(min=0, max=86400, help="Extra seconds per seat and match.")
+        float | None,
+        typer.Option(
+            metavar="S", callback=_seconds(0, 86400), help="Extra seconds per seat and match."
+        ),
     ] = None,
     max_rejections: Annotated[
         int | None, typer.Option(min=1, max=1000, help="The Nth refused answer is a fault.")
@@ -747,14 +919,14 @@ def schema_command(
     """Write the JSON Schemas of the protocol and the replay log, and the example transcript
     (from a real match), into protocol/."""
     from referee.schema import PROTOCOL_DIR, SCHEMA_FILES, render
-    from referee.transcript import TRANSCRIPT, transcript
+    from referee.transcript import TRANSCRIPT, transcript, untimed
 
     files = {PROTOCOL_DIR / name: render(make()).encode() for name, make in SCHEMA_FILES.items()}
     files[TRANSCRIPT] = transcript()
     stale = []
     for path, content in files.items():
-        if path.exists() and path.read_bytes() == content:
-            continue
+        if path.exists() and untimed(path.read_bytes()) == untimed(content):
+            continue  # (the schemas hold no time_ms: for them this is a plain comparison)
         stale.append(path.name)
         if not check:
             path.write_bytes(content)

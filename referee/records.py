@@ -64,6 +64,24 @@ class GameHand(msgspec.Struct, forbid_unknown_fields=True):
     result: HandResult | None = None
 
 
+#: The reasons a log counts that are not faults: refused answers, and ``ignored`` ones (a
+#: stale or wrong id). The fault policy charges nothing for them.
+REJECTION_REASONS: Final = frozenset(
+    {"invalid_utf8", "invalid_json", "bad_message", "illegal_action", "ignored"}
+)
+
+
+def split_counts(
+    counts: dict[Seat, dict[str, int]],
+) -> tuple[dict[Seat, dict[str, int]], dict[Seat, dict[str, int]]]:
+    """A log's counts by seat and reason, as (faults, refused and ignored answers)."""
+    faults = {
+        s: {k: n for k, n in c.items() if k not in REJECTION_REASONS} for s, c in counts.items()
+    }
+    refused = {s: {k: n for k, n in c.items() if k in REJECTION_REASONS} for s, c in counts.items()}
+    return faults, refused
+
+
 class Forfeit(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """The seat whose fault lost the match for its partnership, and why."""
 

@@ -10,6 +10,7 @@ tile that was never played.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from typing import Final
 
 from referee.log import LogFile
 from referee.records import (
@@ -75,8 +76,17 @@ def _warnings(log: LogFile) -> Iterator[str]:
         yield f"WARNING: the log is truncated: {log.truncated}"
 
 
+NOT_VERIFIED: Final = "(shown as logged, not verified: --verify re-simulates the match)"
+
+
 def match_lines(log: LogFile) -> Iterator[str]:
-    """Everything, hand by hand: deals, bids, contract, tricks, results, faults, the end."""
+    """Everything, hand by hand: deals, bids, contract, tricks, results, faults, the end —
+    as logged: the last line says so (``--verify`` checks it against the rules)."""
+    yield from _match_lines(log)
+    yield NOT_VERIFIED
+
+
+def _match_lines(log: LogFile) -> Iterator[str]:
     yield from _warnings(log)
     names = {r.seat: r.name for r in log.records if isinstance(r, BotReady)}
     yield from _header_lines(log.header, names)
@@ -151,9 +161,9 @@ def public_lines(log: LogFile) -> Iterator[str]:
             yield _end_line(record)
 
 
-def _review_lines(review: Review) -> Iterator[str]:
+def _review_lines(review: Review, what: str = "") -> Iterator[str]:
     yield ""
-    yield f"Hand {review.hand_number} — dealer {review.dealer}"
+    yield f"Hand {review.hand_number}{what} — dealer {review.dealer}"
     plays: list[str] = []
     for move in review.moves:
         if isinstance(move.action, Play):
@@ -198,7 +208,7 @@ def seat_lines(log: LogFile, seat: Seat) -> Iterator[str]:
                 if isinstance(event, HandEnded):
                     yield from _event_lines(seen)
                     seen = []
-                    yield from _review_lines(event.review)
+                    yield from _review_lines(event.review, ", its review")
                     yield f"  marks: {marks_text(match.marks)}"
                 elif isinstance(event, Acted | TrickTaken | HandStarted):
                     seen.append(event)

@@ -6,6 +6,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table as RichTable
 
+from referee.records import split_counts
 from referee.rules.contract import side_name
 from referee.rules.tiles import PARTNERSHIP_OF, SEATS, Seat
 from referee.table import MatchOutcome
@@ -15,16 +16,17 @@ def print_outcome(outcome: MatchOutcome, commands: dict[Seat, str]) -> None:
     console = Console(soft_wrap=True)
     console.print(f"[bold]Texas 42 match[/bold] — seed {outcome.seed}")
     seats = RichTable(box=None, show_header=True, header_style="bold")
-    for column in ("seat", "side", "bot", "command", "faults"):
+    for column in ("seat", "side", "bot", "command", "faults", "refused"):
         seats.add_column(column)
+    faults, refused = split_counts(outcome.faults)
     for seat in SEATS:
-        faults = ", ".join(f"{kind} {n}" for kind, n in outcome.faults[seat].items()) or "—"
         seats.add_row(  # names, commands and details come from bots and users: no markup
             seat,
             side_name(PARTNERSHIP_OF[seat]),
             escape(outcome.names[seat]) or "(not ready)",
             escape(commands[seat]),
-            faults,
+            ", ".join(f"{kind} {n}" for kind, n in faults[seat].items()) or "—",
+            ", ".join(f"{kind} {n}" for kind, n in refused[seat].items()) or "—",
         )
     console.print(seats)
     marks = f"A+C {outcome.marks['AC']}, B+D {outcome.marks['BD']}"

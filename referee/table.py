@@ -95,6 +95,8 @@ class MatchOutcome(msgspec.Struct, frozen=True):
     end: EndReason
     detail: str
     forfeit: Forfeit | None
+    #: Per seat, by reason: faults and, as the log counts them, refused and ignored answers
+    #: (``records.split_counts`` tells them apart; ``--json`` prints them apart).
     faults: dict[Seat, dict[str, int]]
     names: dict[Seat, str]
     seed: int

@@ -3,11 +3,13 @@
 A recording bot (``protocol/examples/transcript_bot.py``) plays seat A against the bundled
 random bot in a one-hand match with a fixed seed; it copies every line it reads and writes to
 its stderr, which the referee keeps beside the log. Everything in it follows from the seed
-and the bots, so the file can be made again byte for byte, and a test does.
+and the bots — but for the time left after the refused answer (see ``untimed``) — so the
+file can be made again, and a test does.
 """
 
 from __future__ import annotations
 
+import re
 import shlex
 import sys
 import tempfile
@@ -35,3 +37,9 @@ def transcript() -> bytes:
         log = Path(folder) / "transcript.jsonl"
         trio.run(run_match, MatchSettings(seed=_SEED, max_hands=1), commands, log)
         return stderr_path(log, "A").read_bytes()
+
+
+def untimed(text: bytes) -> bytes:
+    """The transcript with the milliseconds left set aside: a re-asked ``act`` carries the time
+    left after the refused answer, which depends on the clock."""
+    return re.sub(rb'"time_ms":\d+', b'"time_ms":0', text)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import secrets
+import signal
 import sys
 import time
 import tomllib
@@ -18,6 +19,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
+from referee.commands import problem
 from referee.errors import SandboxRefused
 from referee.files import private_directory
 from referee.rules.deal import check_seed
@@ -130,6 +132,10 @@ def settings_of(options: Options) -> tuple[TournamentSettings, dict[str, Any]]:
         check_entrants(entrants)
     except ValueError as exc:
         raise TournamentError(str(exc)) from None
+    for entrant in entrants:
+        why = problem(entrant.command)
+        if why is not None:
+            raise TournamentError(f"entrant {entrant.name}: {why}")
     seeds = _first(options.seeds, config.seeds)
     if seeds is None:
         raise TournamentError("give the number of deal seeds: --seeds N (N >= 1)")
@@ -161,11 +167,17 @@ def settings_of(options: Options) -> tuple[TournamentSettings, dict[str, Any]]:
         "jobs": _first(options.jobs, config.jobs, default_jobs()),
         "dask": _first(options.dask, config.dask),
         "sprt": _first(options.sprt, config.sprt),
-        "alpha": _first(options.alpha, config.alpha, 0.05),
-        "beta": _first(options.beta, config.beta, 0.05),
+        "alpha": _probability("alpha", _first(options.alpha, config.alpha, 0.05)),
+        "beta": _probability("beta", _first(options.beta, config.beta, 0.05)),
         "sandbox": _sandbox_settings(options, config),
     }
     return settings, rest
+
+
+def _probability(name: str, value: float) -> float:
+    if not 0 < value < 1:  # NaN too
+        raise TournamentError(f"--{name} {value}: a probability between 0 and 1, e.g. 0.05")
+    return value
 
 
 def _sandbox_settings(options: Options, config: FileConfig) -> SandboxSettings:
@@ -300,6 +312,14 @@ def run(options: Options) -> int:
         dask_executor(rest["dask"], rest["jobs"]) if rest["dask"] else local_executor(rest["jobs"])
     )
     interrupted = False
+    signalled = [signal.SIGINT]
+
+    def terminate(signum: int, frame: object) -> None:
+        """SIGTERM and SIGHUP end the tournament as Ctrl-C does: standings, how to resume."""
+        signalled[0] = signal.Signals(signum)
+        raise KeyboardInterrupt
+
+    previous = {sig: signal.signal(sig, terminate) for sig in (signal.SIGTERM, signal.SIGHUP)}
     with Live(view(), console=err, refresh_per_second=4, transient=True) as live:
         try:
             with executor as (pool, slots):
@@ -313,6 +333,9 @@ def run(options: Options) -> int:
                 )
         except KeyboardInterrupt:
             interrupted = True
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
     results_file.close()
     table = standings(names, results)
     if options.json_output:
@@ -350,7 +373,7 @@ def run(options: Options) -> int:
             f"interrupted: {len(results)} of {len(jobs)} matches recorded; run the same command"
             " with --resume to play the rest"
         )
-        return 130
+        return 128 + signalled[0]
     # Not played: what the referee failed on or gave up; and, unless the SPRT has decided (then
     # no more are played), every match left over, e.g. when the executor refused work.
     stopped = verdict.get("verdict", "continue") != "continue"

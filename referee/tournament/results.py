@@ -10,6 +10,7 @@ The file holds every deal seed, so it is the operator's alone: mode 0600, whatev
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 from pathlib import Path
 from typing import IO
@@ -80,15 +81,31 @@ class ResultsFile:
         self._stream = stream
         #: Results already in the file (from an earlier run, when resuming), by match id.
         self.done = done
+        self._lock = -1
 
     @classmethod
     def open(cls, path: Path, settings: TournamentSettings, resume: bool) -> ResultsFile:
+        if path.is_dir():
+            raise ResultsError(
+                f"{path} is a directory: name the results file, e.g. {path / 'results.jsonl'}"
+            )
+        path.parent.mkdir(parents=True, exist_ok=True)
+        lock = _lock(path)
+        try:
+            return cls._open(path, settings, resume, lock)
+        except BaseException:
+            os.close(lock)
+            raise
+
+    @classmethod
+    def _open(
+        cls, path: Path, settings: TournamentSettings, resume: bool, lock: int
+    ) -> ResultsFile:
         done: dict[str, MatchResult] = {}
         fingerprint = settings.fingerprint()
         exists = path.exists() and path.stat().st_size > 0
         if exists and not resume:
             raise ResultsError(f"{path} exists: add --resume to complete it, or choose another")
-        path.parent.mkdir(parents=True, exist_ok=True)
         if exists:
             done = _read(path, settings)
         descriptor = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
@@ -101,7 +118,9 @@ class ResultsFile:
             header = ResultsHeader(fingerprint=fingerprint, settings=settings)
             stream.write(msgspec.json.encode(header) + b"\n")
             stream.flush()
-        return cls(path, stream, done)
+        results = cls(path, stream, done)
+        results._lock = lock
+        return results
 
     def append(self, result: MatchResult) -> None:
         self._stream.write(msgspec.json.encode(result) + b"\n")
@@ -110,6 +129,29 @@ class ResultsFile:
 
     def close(self) -> None:
         self._stream.close()
+        if self._lock >= 0:
+            os.close(self._lock)  # the lock goes with it
+            self._lock = -1
+
+
+def _lock(path: Path) -> int:
+    """An exclusive lock on ``<results>.lock`` for as long as this process writes the results
+    (the kernel drops it when the process ends, however it ends); it holds the writer's pid,
+    so a second run can say whose it is."""
+    name = path.with_name(path.name + ".lock")
+    descriptor = os.open(name, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        holder = os.pread(descriptor, 32, 0).decode(errors="replace").strip() or "?"
+        os.close(descriptor)
+        raise ResultsError(
+            f"{path} is being written by another tournament (pid {holder}): let it finish or"
+            " stop it, then run this again"
+        ) from None
+    os.ftruncate(descriptor, 0)
+    os.pwrite(descriptor, f"{os.getpid()}\n".encode(), 0)
+    return descriptor
 
 
 def read_results(path: Path) -> tuple[ResultsHeader, list[MatchResult]]:

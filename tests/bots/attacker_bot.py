@@ -98,10 +98,17 @@ def attack() -> str:
             except OSError as exc:
                 refused = exc
         raise refused
-    if name == "ptrace":  # PTRACE_SEIZE does not stop the referee; detach at once
-        if libc.ptrace(0x4206, referee, None, None) != 0:
-            raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
-        libc.ptrace(17, referee, None, None)  # PTRACE_DETACH
+    if name == "ptrace":
+        # PTRACE_SEIZE does not stop the referee, and a tracer that exits lets it go: seize
+        # from a child that exits at once (a detach would need the referee stopped).
+        child = os.fork()
+        if child == 0:
+            result = libc.ptrace(0x4206, referee, None, None)
+            os._exit(0 if result == 0 else ctypes.get_errno())
+        _, status = os.waitpid(child, 0)
+        if os.waitstatus_to_exitcode(status) != 0:
+            code = os.waitstatus_to_exitcode(status)
+            raise OSError(code, os.strerror(code))
         return f"traced {referee}"
     if name == "open-files":
         opened = []
