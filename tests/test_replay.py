@@ -1158,7 +1158,8 @@ async def test_the_full_rendering_shows_everything_in_order(
     in_order(lines, wanted)
     tricks = [line for line in lines if line.startswith("  trick ")]
     assert len(tricks) == len(run.of(TrickRecord))
-    assert lines[-1].endswith(f"game digest {end.game_digest}")
+    assert lines[-1] == render.NOT_VERIFIED  # the last line says it was shown as logged
+    assert lines[-2].endswith(f"game digest {end.game_digest}")
 
 
 # -- the command line ---------------------------------------------------------------------------
@@ -1244,7 +1245,8 @@ def test_replay_with_two_modes_exits_2(modes: list[str], real_match: RealMatch) 
 def test_replay_json_prints_the_canonical_game_record(real_match: RealMatch) -> None:
     result = referee("replay", real_match.path, "--json")
     assert result.returncode == 0, result.stderr
-    printed = one_line(result.stdout)
+    printed = result.stdout
+    assert "\n" not in printed  # exactly the bytes game_digest hashes: no newline
     assert hashlib.sha256(printed.encode()).hexdigest() == real_match.outcome["game_digest"]
     # Compact JSON with sorted keys, as LOG.md defines it.
     record = json.loads(printed)

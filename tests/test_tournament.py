@@ -67,6 +67,16 @@ for line in sys.stdin:
 """
 
 
+@pytest.fixture(autouse=True)
+def _fake_commands_may_start(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Many tests here plan tournaments of made-up commands ("bot-a") and play them through
+    fake executors: the check that a command can start (tested in test_cli_first_hour.py)
+    would refuse them before the code under test runs."""
+    from referee.tournament import command
+
+    monkeypatch.setattr(command, "problem", lambda _command: None)
+
+
 # -- helpers ---------------------------------------------------------------------------------
 
 

@@ -40,6 +40,16 @@ PYTHON = sys.executable
 INSTANT = shlex.join([PYTHON, str(ROOT / "referee" / "bench" / "instant_bot.py")])
 
 
+@pytest.fixture(autouse=True)
+def _fake_commands_may_start(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Many tests here plan tournaments of made-up commands ("bot-a") and play them through
+    fake executors: the check that a command can start (tested in test_cli_first_hour.py)
+    would refuse them before the code under test runs."""
+    from referee.tournament import command
+
+    monkeypatch.setattr(command, "problem", lambda _command: None)
+
+
 def _start(
     args: list[str], directory: Path, env: dict[str, str] | None = None
 ) -> subprocess.Popen[str]:
