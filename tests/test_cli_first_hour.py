@@ -233,3 +233,17 @@ def test_check_bot_exits_0_only_when_every_check_passes(tmp_path: Path) -> None:
     assert failed == ["rejected"]
     typo = referee("check-bot", "pyhton3 bot.py", cwd=tmp_path)
     assert typo.returncode == 2 and "not a program on PATH" in one_line(typo.stderr)
+
+
+def test_standings_count_faults_and_warn_of_an_entrant_that_never_started(tmp_path: Path) -> None:
+    dead = shlex.join([sys.executable, "-c", "import sys; sys.exit(3)"])
+    run = referee(
+        "tournament", "--bot", f"good={RANDOM}", "--bot", f"dead={dead}", "--seeds", "1",
+        "--results", str(tmp_path / "r.jsonl"), "--json", cwd=tmp_path,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    assert "warning: entrant dead never started" in run.stderr
+    rows = {row["name"]: row for row in json.loads(run.stdout)["standings"]}
+    assert rows["dead"]["forfeits"] == 2 and rows["dead"]["faults"] == 4  # two seats a match
+    assert rows["dead"]["never_started"] == 4
+    assert rows["good"]["faults"] == rows["good"]["forfeits"] == 0

@@ -338,6 +338,12 @@ def run(options: Options) -> int:
                 signal.signal(sig, handler)
     results_file.close()
     table = standings(names, results)
+    for row in table.standings:
+        if row.matches and row.never_started >= 2 * row.matches:  # no bot of it ever started
+            err.print(
+                f"warning: entrant {escape(row.name)} never started: none of its bots became"
+                " ready in any match; try its command with 'referee check-bot'"
+            )
     if options.json_output:
         document = {
             "results": str(rest["results"]),
@@ -393,7 +399,10 @@ def run(options: Options) -> int:
 
 def _standings_table(table: Standings, live: bool) -> Table:
     grid = Table(title=None if live else "Standings", header_style="bold")
-    columns = ("entrant", "matches", "wins", "unfinished", "win rate (95% CI)", "marks ±", "rating")
+    columns = (
+        "entrant", "matches", "wins", "unfinished", "win rate (95% CI)", "marks ±", "rating",
+        "faults", "forfeits",
+    )  # fmt: skip
     for column in columns:
         grid.add_column(column, justify="left" if column == "entrant" else "right")
     for row in table.standings:
@@ -405,6 +414,8 @@ def _standings_table(table: Standings, live: bool) -> Table:
             f"{row.win_rate:.1%} ({row.win_rate_low:.1%} to {row.win_rate_high:.1%})",
             f"{row.mark_difference:+d}",
             f"{row.rating:.1f} ± {row.rating_sigma:.1f}",
+            str(row.faults),
+            str(row.forfeits),
         )
     return grid
 

@@ -54,6 +54,8 @@ class MatchResult(msgspec.Struct, frozen=True, tag_field="type", tag="match"):
     number: int = 0
     #: The sandbox layers its bots ran under, per seat, and why any was off.
     sandbox: SandboxReport | None = None
+    #: The names the bots gave in ``ready``; empty for a seat whose bot never became ready.
+    names: dict[Seat, str] = msgspec.field(default_factory=dict)
 
     def score_of(self, name: str) -> float:
         """1 for a win, 0 for a loss, 0.5 for a match nobody won."""
@@ -229,4 +231,5 @@ def result_of(job: MatchJob, outcome: object) -> MatchResult:
         log=job.log,
         number=job.number,
         sandbox=outcome.sandbox,
+        names=outcome.names,
     )

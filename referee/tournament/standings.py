@@ -19,6 +19,7 @@ from typing import Literal
 import msgspec
 from openskill.models import PlackettLuce
 
+from referee.records import split_counts
 from referee.tournament.results import MatchResult
 
 
@@ -40,6 +41,11 @@ class Standing(msgspec.Struct, frozen=True):
     rating: float
     rating_sigma: float
     rating_ordinal: float
+    #: Faults of the entrant's seats (timeouts, crashes, ...; refused answers are not faults),
+    #: matches it forfeited, and its seats whose bot never became ready (two a match).
+    faults: int = 0
+    forfeits: int = 0
+    never_started: int = 0
 
 
 class Standings(msgspec.Struct, frozen=True):
@@ -76,8 +82,18 @@ def standings(names: list[str], results: list[MatchResult]) -> Standings:
     marks: dict[str, int] = defaultdict(int)
     h2h: dict[str, dict[str, float]] = {a: {b: 0.0 for b in names if b != a} for a in names}
     h2h_n: dict[str, dict[str, int]] = {a: {b: 0 for b in names if b != a} for a in names}
+    faults: dict[str, int] = defaultdict(int)
+    forfeits: dict[str, int] = defaultdict(int)
+    never: dict[str, int] = defaultdict(int)
     for result in ordered:
         a, b = result.first, result.second
+        counted, _ = split_counts(result.faults)
+        for seat, reasons in counted.items():
+            owner = a if seat in "AC" else b
+            faults[owner] += sum(reasons.values())
+            never[owner] += "start_failed" in reasons or (bool(result.names) and not result.names.get(seat))
+        if result.forfeit is not None:
+            forfeits[a if result.forfeit.seat in "AC" else b] += 1
         for me, other in ((a, b), (b, a)):
             points = result.score_of(me)
             score[me] += points
@@ -110,6 +126,9 @@ def standings(names: list[str], results: list[MatchResult]) -> Standings:
                 rating=rating.mu,
                 rating_sigma=rating.sigma,
                 rating_ordinal=rating.ordinal(),
+                faults=faults[name],
+                forfeits=forfeits[name],
+                never_started=never[name],
             )
         )
     table.sort(key=lambda s: (-s.rating_ordinal, -s.win_rate, s.name))
