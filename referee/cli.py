@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from referee.log import LogFile
     from referee.rules.tiles import Seat
     from referee.sandbox.policy import SandboxPlan
-    from referee.settings import MatchLimits, MatchSettings
+    from referee.settings import MatchLimits, MatchSettings, SandboxSettings
     from referee.table import MatchOutcome
 
 
@@ -127,6 +127,32 @@ ENV_HELP = (
 )
 
 
+#: The sandbox options, the same on every command that starts bots.
+SandboxOption = Annotated[Sandbox, typer.Option(help=SANDBOX_HELP)]
+AllowOption = Annotated[
+    list[Path] | None, typer.Option(metavar="PATH", help=ALLOW_HELP, show_default=False)
+]
+EnvOption = Annotated[
+    list[str] | None, typer.Option(metavar="NAME", help=ENV_HELP, show_default=False)
+]
+
+
+def _sandbox_settings(
+    mode: Sandbox, allow: list[Path] | None, env: list[str] | None
+) -> SandboxSettings:
+    """The sandbox options as settings; exit 2 for an allowed path that does not exist."""
+    from referee.settings import SandboxSettings
+
+    missing = [str(path) for path in allow or [] if not path.exists()]
+    if missing:
+        raise _fail(f"--sandbox-allow {missing[0]}: no such file or directory")
+    return SandboxSettings(
+        mode=mode.value,
+        allow=tuple(str(path.resolve()) for path in allow or []),
+        env=tuple(env or []),
+    )
+
+
 def _check_commands(commands: dict[Seat, str]) -> None:
     """Exit 2 with one line when a bot command cannot even start."""
     from referee.commands import problem
@@ -149,16 +175,8 @@ def _sandbox_plan(
     ``strict`` when a protection is missing."""
     from referee.errors import SandboxRefused
     from referee.sandbox.policy import plan
-    from referee.settings import SandboxSettings
 
-    missing = [str(path) for path in allow or [] if not path.exists()]
-    if missing:
-        raise _fail(f"--sandbox-allow {missing[0]}: no such file or directory")
-    settings = SandboxSettings(
-        mode=mode.value,
-        allow=tuple(str(path.resolve()) for path in allow or []),
-        env=tuple(env or []),
-    )
+    settings = _sandbox_settings(mode, allow, env)
     try:
         sandbox = plan(settings, limits, commands, secrets)
     except SandboxRefused as exc:
@@ -237,13 +255,9 @@ def match_command(
         int,
         typer.Option(min=1024, max=1 << 30, help="Longest line a bot may send; longer is a fault."),
     ] = 1 << 20,
-    sandbox: Annotated[Sandbox, typer.Option(help=SANDBOX_HELP)] = Sandbox.auto,
-    sandbox_allow: Annotated[
-        list[Path] | None, typer.Option(metavar="PATH", help=ALLOW_HELP, show_default=False)
-    ] = None,
-    sandbox_env: Annotated[
-        list[str] | None, typer.Option(metavar="NAME", help=ENV_HELP, show_default=False)
-    ] = None,
+    sandbox: SandboxOption = Sandbox.auto,
+    sandbox_allow: AllowOption = None,
+    sandbox_env: EnvOption = None,
     memory_limit: Annotated[
         int,
         typer.Option(
@@ -381,13 +395,9 @@ def check_bot_command(
         float,
         typer.Option(metavar="S", callback=_seconds(0.001, 3600), help="Seconds to answer hello."),
     ] = 10.0,
-    sandbox: Annotated[Sandbox, typer.Option(help=SANDBOX_HELP)] = Sandbox.auto,
-    sandbox_allow: Annotated[
-        list[Path] | None, typer.Option(metavar="PATH", help=ALLOW_HELP, show_default=False)
-    ] = None,
-    sandbox_env: Annotated[
-        list[str] | None, typer.Option(metavar="NAME", help=ENV_HELP, show_default=False)
-    ] = None,
+    sandbox: SandboxOption = Sandbox.auto,
+    sandbox_allow: AllowOption = None,
+    sandbox_env: EnvOption = None,
     match: Annotated[
         bool,
         typer.Option(
@@ -406,19 +416,12 @@ def check_bot_command(
     from referee.checkbot import check_bot, report_lines
     from referee.commands import problem
     from referee.errors import SandboxRefused
-    from referee.settings import MatchLimits, SandboxSettings
+    from referee.settings import MatchLimits
 
     why = problem(command)
     if why is not None:
         raise _fail(why)
-    missing = [str(path) for path in sandbox_allow or [] if not path.exists()]
-    if missing:
-        raise _fail(f"--sandbox-allow {missing[0]}: no such file or directory")
-    settings = SandboxSettings(
-        mode=sandbox.value,
-        allow=tuple(str(path.resolve()) for path in sandbox_allow or []),
-        env=tuple(sandbox_env or []),
-    )
+    settings = _sandbox_settings(sandbox, sandbox_allow, sandbox_env)
     limits = MatchLimits(move_timeout=move_timeout, startup_timeout=startup_timeout)
     try:
         report = check_bot(command, sandbox=settings, limits=limits, match=match)
