@@ -21,9 +21,9 @@ from referee.files import private_directory, private_file
 from referee.log import LogWriter
 from referee.process import BotProcess
 from referee.rules.tiles import SEATS, Seat
-from referee.sandbox.jail import MatchJails
 from referee.sandbox.policy import SandboxPlan
 from referee.sandbox.policy import plan as plan_sandbox
+from referee.sandbox.seats import MatchJails
 from referee.settings import MatchSettings, SandboxSettings
 from referee.table import MatchOutcome, Table
 

@@ -21,9 +21,9 @@ from dataclasses import dataclass
 import msgspec
 
 from referee.rules.tiles import SEATS
-from referee.sandbox.jail import MatchJails
 from referee.sandbox.paths import unreadable_by_others
 from referee.sandbox.policy import SandboxPlan, plan
+from referee.sandbox.seats import MatchJails
 from referee.settings import MatchLimits, SandboxSettings
 
 #: The cost limit for all layers together, per bot start.

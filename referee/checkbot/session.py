@@ -31,8 +31,8 @@ from referee.errors import (
 )
 from referee.messages import ActionAnswer, BotMessage, Ready
 from referee.process import BotProcess, exit_status
-from referee.sandbox.jail import MatchJails
 from referee.sandbox.policy import SandboxPlan
+from referee.sandbox.seats import MatchJails
 from referee.settings import MatchSettings
 
 from .script import SEAT

@@ -82,8 +82,8 @@ def _interpreter() -> str:
 
 def _observe(limits: MatchLimits) -> dict[str, str]:
     """Run the child under every available layer; what it managed, per layer."""
-    from referee.sandbox.jail import MatchJails
     from referee.sandbox.policy import plan
+    from referee.sandbox.seats import MatchJails
 
     secret_dir = Path(tempfile.mkdtemp(prefix="texas42-probe-"))
     secret = secret_dir / "secret"
