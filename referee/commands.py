@@ -35,6 +35,8 @@ def problem(command: str) -> str | None:
     elif shutil.which(program) is None:
         return f"{program!r} is not a program on PATH (bot command {command!r})"
     for word in argv[1:]:
+        if any(space in word for space in " \t\n"):
+            continue  # a shell's script (sh -c '...'), not a file name
         if word.endswith(SCRIPT_SUFFIXES) and not word.startswith("-") and not Path(word).exists():
             return f"{word}: no such file (bot command {command!r}, from {os.getcwd()})"
     return None

@@ -36,14 +36,25 @@ def _document(title: str, description: str, roots: dict[str, Any]) -> dict[str, 
 
 
 def _lenient(schema: Any) -> Any:
-    """The schema without ``additionalProperties: false`` anywhere: what a bot reads may gain
-    fields in a later version, and a bot that validates its input must not break then."""
+    """The schema open to what a later version may add: no ``additionalProperties: false``
+    anywhere, and every tagged union (messages, events, actions) also admits an object of a
+    type it does not know — a bot that validates its input must not break when the protocol
+    grows."""
     if isinstance(schema, dict):
-        return {
+        opened = {
             key: _lenient(value)
             for key, value in schema.items()
             if not (key == "additionalProperties" and value is False)
         }
+        tag = opened.get("discriminator", {}).get("propertyName")
+        if tag and "anyOf" in opened:
+            known = sorted(opened["discriminator"].get("mapping", {}))
+            later = {"type": "string", "not": {"enum": known}}
+            opened["anyOf"] = [
+                *opened["anyOf"],
+                {"type": "object", "required": [tag], "properties": {tag: later}},
+            ]
+        return opened
     if isinstance(schema, list):
         return [_lenient(item) for item in schema]
     return schema
@@ -62,7 +73,7 @@ def protocol_schema() -> dict[str, Any]:
         )
         for name, component in sorted(components.items()):
             defs[f"{prefix}.{name}"] = component if strict else _lenient(component)
-        defs[root] = schema
+        defs[root] = schema if strict else _lenient(schema)
     return {
         "$schema": _DRAFT,
         "title": f"Texas 42 referee protocol, version {PROTOCOL_VERSION}",

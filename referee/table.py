@@ -173,7 +173,6 @@ class Table:
         self._play_started: float | None = None
         self._last_id = 0
         self._fault_stream = Stream(f"{settings.seed}/fault")
-        self._forced_reason = ""
 
     # -- the match -------------------------------------------------------------------------
 
@@ -267,10 +266,11 @@ class Table:
             seat = match.turn
             assert seat is not None
             legal = match.legal_actions()
-            action, forced, answer_id, timing = await self._decide(seat, match, legal)
-            if forced:  # every seat learns that the referee played for this one, and why
+            action, forced_for, answer_id, timing = await self._decide(seat, match, legal)
+            forced = forced_for is not None
+            if forced_for is not None:  # every seat learns the referee played for this one, and why
                 for queue in self.pending.values():
-                    queue.append(Forced(seat=seat, reason=self._forced_reason))
+                    queue.append(Forced(seat=seat, reason=forced_for))
             events = match.apply(seat, action)
             self.log.write(
                 MoveRecord(seat=seat, action=action, id=answer_id, forced=forced, timing=timing)
@@ -339,8 +339,9 @@ class Table:
 
     async def _decide(
         self, seat: Seat, match: Match, legal: list[Action]
-    ) -> tuple[Action, bool, int | None, Timing]:
-        """The seat's action, or the fault policy's; raises ``_MatchOver`` on a forfeit."""
+    ) -> tuple[Action, str | None, int | None, Timing]:
+        """The seat's action, or the fault policy's with the fault's reason code (None when the
+        bot answered); raises ``_MatchOver`` on a forfeit."""
         self.decisions += 1
         started = trio.current_time()
         deadline = started + self.settings.move_timeout + self.bank[seat]
@@ -357,7 +358,7 @@ class Table:
         self.bank[seat] = max(0.0, self.bank[seat] - overrun)
         timing = Timing(latency_ms=elapsed * 1000, bank_ms=self.bank[seat] * 1000)
         if fault is None:
-            return action, False, act_id, timing
+            return action, None, act_id, timing
         if isinstance(fault, BotCrashed | BotNotReading):
             self.dead[seat] = fault
         penalty = self._penalty(seat)
@@ -365,8 +366,8 @@ class Table:
         self._record_fault(seat, fault, penalty, last_id, timing)
         if penalty == "forfeit":
             raise _forfeit(seat, fault)
-        self._forced_reason = reason_code(fault)
-        return legal[self._fault_stream.uniform(len(legal))], True, None, timing
+        forced = legal[self._fault_stream.uniform(len(legal))]
+        return forced, reason_code(fault), None, timing
 
     async def _explained(self, seat: Seat, fault: BotFault) -> BotFault:
         """A bot that went away (crashed, stopped reading) is charged precisely."""

@@ -86,7 +86,8 @@ def test_a_decision_is_typed() -> None:
 
     events = [
         {"type": "acted", "seat": "D", "action": {"type": "pass"}},
-        {"type": "forced", "seat": "D", "reason": "timeout"},  # an event type added later
+        {"type": "forced", "seat": "D", "reason": "timeout"},
+        {"type": "added_later", "seat": "D"},  # an event type this kit does not know
         {"type": "acted", "seat": "B", "action": {"type": "bid", "points": 30}, "new": 1},
     ]
     play(strategy, [HELLO, act(2, events=events)])
@@ -94,8 +95,9 @@ def test_a_decision_is_typed() -> None:
     assert decision.id == 2 and decision.seat == "A" and decision.time_ms == 999
     assert decision.view.hand[0] == Tile(1, 1) and decision.view.dealer == "D"
     assert decision.legal_actions == [Pass(), Bid(30), Bid(31)]
-    assert [type(e).__name__ for e in decision.events] == ["Acted", "Acted"]
-    assert decision.other_events == [events[1]]
+    # A forced move is told in order, just before the action played for the seat.
+    assert [type(e).__name__ for e in decision.events] == ["Acted", "Forced", "Acted"]
+    assert decision.other_events == [events[2]]
     assert decision.hello is not None and decision.hello.seed == HELLO["seed"]
     assert 0 < decision.time_left() <= 0.999
 

@@ -160,3 +160,8 @@ def test_percentile() -> None:
     values = [float(v) for v in range(1, 101)]
     assert percentile(values, 0.5) == 50 and percentile(values, 0.99) == 99
     assert percentile([3.0], 0.99) == 3.0
+
+
+def test_a_bot_that_answers_twice_conforms_as_the_referee_says() -> None:
+    report = check_bot(python(BOTS / "twice_bot.py"))
+    assert report.ok, [(c.name, c.detail) for c in report.checks if c.status != "passed"]

@@ -247,3 +247,20 @@ def test_standings_count_faults_and_warn_of_an_entrant_that_never_started(tmp_pa
     assert rows["dead"]["forfeits"] == 2 and rows["dead"]["faults"] == 4  # two seats a match
     assert rows["dead"]["never_started"] == 4
     assert rows["good"]["faults"] == rows["good"]["forfeits"] == 0
+
+
+def test_a_shell_wrapped_bot_plays(tmp_path: Path) -> None:
+    wrapped = f"sh -c 'exec {sys.executable} {ROOT / 'example_bots' / 'random_bot.py'}'"
+    run = referee(
+        "match",
+        wrapped,
+        RANDOM,
+        "--log",
+        str(tmp_path / "m.jsonl"),
+        "--max-hands",
+        "1",
+        "--json",
+        cwd=tmp_path,
+    )
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout)["forfeit"] is None

@@ -37,6 +37,10 @@ def test_what_bots_read_may_grow_what_they_write_may_not() -> None:
     grown = {**json.loads(body), "added_in_a_later_version": {"x": 1}}
     grown["limits"] = {**grown["limits"], "new_limit_ms": 5}
     to_bot.validate(grown)
+    act = next(json.loads(b) for d, b in _transcript() if d == ">" and b'"act"' in b)
+    to_bot.validate({**act, "events": [*act["events"], {"type": "added_later", "x": 1}]})
+    to_bot.validate({"type": "a_message_added_later", "anything": [1, 2]})
+    assert not to_bot.is_valid({**act, "id": "seven"})  # what it knows stays exact
     answer = {"type": "ready", "name": "x"}
     from_bot.validate(answer)
     assert not from_bot.is_valid({**answer, "extra": 1})

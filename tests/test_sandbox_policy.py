@@ -122,3 +122,11 @@ def test_a_link_in_a_command_is_followed_before_it_is_judged(tmp_path: Path) -> 
     assert own == []  # "/" behind the link: never allowed
     _, own = paths.program_files(["/usr/bin/python3", str(tmp_path / "bot" / "logs")])
     assert own == [tmp_path / "logs"]  # the real directory, which the secrets check sees
+
+
+def test_a_shell_scripts_words_are_the_bots_own_too(tmp_path: Path) -> None:
+    bot = tmp_path / "bots" / "bot.py"
+    bot.parent.mkdir()
+    bot.write_text("")
+    runtime, own = paths.program_files(["sh", "-c", f"exec /usr/bin/python3 {bot} | cat"])
+    assert bot.parent in own and Path("/usr") in runtime

@@ -24,15 +24,17 @@ import msgspec
 
 from referee.bot.decode import UnknownType, lenient
 from referee.bot.seen import HandHistory, Seen
+from referee.messages import Forced
 from referee.rules.actions import Action
 from referee.rules.events import Acted, HandStarted, TrickTaken
 from referee.rules.hand import Hand
 from referee.rules.tiles import Partnership, Seat
 from referee.rules.views import Review, View
 
-#: The public events the kit decodes; any other event type is kept raw in ``other_events``.
-KnownEvent = Acted | TrickTaken | HandStarted
-_KNOWN_EVENTS = frozenset({"acted", "trick", "hand_start"})
+#: The public events the kit decodes (``Forced``: the referee played the next action for a
+#: seat, after its fault); any other event type is kept raw in ``other_events``.
+KnownEvent = Acted | TrickTaken | HandStarted | Forced
+_KNOWN_EVENTS = frozenset({"acted", "trick", "hand_start", "forced"})
 
 
 class Hello(msgspec.Struct, frozen=True):
@@ -103,7 +105,8 @@ class Decision:
         return self.view.seat
 
     def time_left(self) -> float:
-        """Seconds left to answer (the clock started when the referee wrote the act)."""
+        """Seconds left to answer, counted from when the kit read the act (the referee's clock
+        started a little earlier, when it wrote it: keep a margin)."""
         return self.time_ms / 1000 - (time.monotonic() - self.received)
 
     @cached_property

@@ -23,7 +23,7 @@ import trio
 from referee.errors import BotStartFailed
 from referee.log import read_log
 from referee.messages import ActionAnswer, Ready, Rejected, encode_line
-from referee.records import MoveRecord
+from referee.records import MoveRecord, split_counts
 from referee.rules import SEATS, Action
 from referee.runner import BUNDLED_BOTS, run_match, stderr_path
 from referee.sandbox.policy import SandboxPlan, plan
@@ -101,12 +101,17 @@ async def ask(
     before: bytes = b"",
     extra: Callable[[dict[str, Any]], None] | None = None,
     limit: float | None = None,
+    stale_ok: bool = True,
 ) -> Answer:
-    """One ``act`` from the script's state (``before`` written with it, as ``hand_end`` is)."""
+    """One ``act`` from the script's state (``before`` written with it, as ``hand_end`` is).
+    An answer to an earlier act is ignored, as the referee does, unless not ``stale_ok``."""
     limit = context.settings.move_timeout if limit is None else limit
     act = script.act(act_id, round(limit * 1000))
     line = encode_line(act) if extra is None else extended(act, extra)
-    answer = await session.exchange(before + line, ActionAnswer, limit, f"act {act_id}")
+    stale_before = act_id if stale_ok else None
+    answer = await session.exchange(
+        before + line, ActionAnswer, limit, f"act {act_id}", stale_before
+    )
     message = answer.message
     if answer.kind == "message" and type(message) is ActionAnswer and message.id == act_id:
         context.findings.decisions.append(answer.seconds)
@@ -140,6 +145,15 @@ def expect(answer: Answer, act_id: int, script: Script, *, legal: bool) -> Actio
             f" ({script.why_illegal(message.action)})"
         )
     return None
+
+
+def _fix(advice: str, verdict: Verdict) -> str:
+    """The check's own advice, and first of all, when the bot died, where to see why."""
+    if verdict.status != "failed":
+        return ""
+    if "exited with status" in verdict.detail or "killed by" in verdict.detail:
+        return f"The bot exited here: its stderr (in the detail) says why. {advice}"
+    return advice
 
 
 def play_on(script: Script, action: Action | None) -> None:
@@ -178,12 +192,16 @@ async def rejected(session: Session, context: Context) -> Verdict:
     script = scripts.bidding()
     answer = await ask(session, context, script, 5)
     expect(answer, 5, script, legal=False)
+    # A copy of that answer already on its way (a bot that writes each answer twice) is not
+    # a reply to the refusal: let it arrive first.
+    await session.read_rest(trio.current_time() + 0.1, "act 5")
     refusal = Rejected(
         id=5,
         reason="illegal_action",
         detail="check-bot refuses this answer on purpose: answer the fresh act that follows",
     )
-    again = await ask(session, context, script, 6, before=encode_line(refusal))
+    # Here a repeat of the refused answer is the bug this check looks for: not ignored.
+    again = await ask(session, context, script, 6, before=encode_line(refusal), stale_ok=False)
     message = again.message
     if again.kind == "message" and type(message) is ActionAnswer and message.id == 5:
         raise _failed(f"after rejected 5 and act 6: {again.text}: the old id 5 again")
@@ -338,7 +356,7 @@ async def match_check(context: Context) -> Verdict:
         if stderr.exists():
             lines = [line for line in stderr.read_text(errors="replace").splitlines() if line]
             tail = f"; its stderr ends: {cut(lines[-1])}" if lines else ""
-    faults = outcome.faults[SEAT]
+    faults = split_counts(outcome.faults)[0][SEAT]  # refused and ignored answers are not faults
     summary = f"{outcome.hands} hands, {outcome.end}: {outcome.detail}"
     if faults:
         counts = ", ".join(f"{kind} x{count}" for kind, count in sorted(faults.items()))
@@ -406,7 +424,7 @@ async def check_bot_async(
             title=spec.title,
             status=verdicts[spec.name].status,
             detail=verdicts[spec.name].detail,
-            fix=spec.fix if verdicts[spec.name].status == "failed" else "",
+            fix=_fix(spec.fix, verdicts[spec.name]),
         )
         for spec in CHECKS
     ]

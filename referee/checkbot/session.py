@@ -64,6 +64,8 @@ class Findings:
     multiline: list[str] = field(default_factory=list)
     unflushed: list[str] = field(default_factory=list)
     late: list[str] = field(default_factory=list)
+    #: Answers to an earlier act, which the referee ignores as well (not an offence).
+    ignored: list[str] = field(default_factory=list)
     #: Seconds per decision: ``act`` written to the answer read.
     decisions: list[float] = field(default_factory=list)
 
@@ -123,7 +125,12 @@ class Session:
     # -- reading ---------------------------------------------------------------------------
 
     async def exchange(
-        self, data: bytes, kind: type[Ready | ActionAnswer], limit: float, what: str
+        self,
+        data: bytes,
+        kind: type[Ready | ActionAnswer],
+        limit: float,
+        what: str,
+        act_id: int | None = None,
     ) -> Answer:
         """Write ``data`` and wait for the message of ``kind`` it asks for (``limit``
         seconds, judged late after that, missing after ``GRACE`` more)."""
@@ -131,16 +138,26 @@ class Session:
         failed = await self.send(data)
         if failed is not None:
             return failed
-        return await self.receive(kind, started, limit, what)
+        return await self.receive(kind, started, limit, what, act_id)
 
     async def receive(
-        self, kind: type[Ready | ActionAnswer], started: float, limit: float, what: str
+        self,
+        kind: type[Ready | ActionAnswer],
+        started: float,
+        limit: float,
+        what: str,
+        act_id: int | None = None,
     ) -> Answer:
+        """As the referee does, an answer to an earlier act than ``act_id`` is ignored and the
+        wait goes on; if nothing else comes, that stale answer is what the bot did."""
         deadline = started + limit + GRACE
+        stale: Answer | None = None
         while True:
             try:
                 line = await self.connection.receive_line(deadline)
             except BotTimeout:
+                if stale is not None:
+                    return stale
                 return await self._silent(kind, trio.current_time() - started, what)
             except BotCrashed:
                 return await self.exited()
@@ -149,6 +166,11 @@ class Session:
             elapsed = trio.current_time() - started
             answer = self._classify(line, elapsed)
             if answer is None:
+                continue
+            message = answer.message
+            if act_id is not None and type(message) is ActionAnswer and message.id < act_id:
+                self.findings.ignored.append(f"{what}: {answer.text} (ignored)")
+                stale = stale or answer
                 continue
             self._pending_is_junk(what)
             if elapsed > limit:
@@ -259,7 +281,14 @@ class Session:
                 line = await self.connection.receive_line(deadline)
             except (BotFault, LineTooLong):
                 return
-            self.findings.junk.append(f"{what}: {cut(line)}")
+            try:
+                late = type(decode_bot_line(line)) is ActionAnswer
+            except Rejection:
+                late = False
+            if late:  # a repeated or late answer: the referee ignores it, and so do we
+                self.findings.ignored.append(f"{what}: {cut(line)} (ignored)")
+            else:
+                self.findings.junk.append(f"{what}: {cut(line)}")
 
 
 def _looks_like_protocol(line: bytes) -> bool:

@@ -11,8 +11,10 @@ whole: a program or word there is allowed alone.
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import os
+import shlex
 import shutil
 import stat
 import tempfile
@@ -92,11 +94,26 @@ def _shebang(program: Path) -> list[str]:
     return words[:1]
 
 
+_SHELLS: Final = frozenset({"sh", "bash", "dash", "zsh", "ksh"})
+
+
+def _words(argv: list[str]) -> list[str]:
+    """The command's words, and those of the script a shell is given with ``-c`` (``sh -c
+    'exec python3 bot.py'`` names ``python3`` and ``bot.py`` too)."""
+    words = list(argv)
+    if os.path.basename(argv[0]) in _SHELLS and "-c" in argv[1:-1]:
+        with contextlib.suppress(ValueError):  # unsplittable: the shell will say so
+            words += shlex.split(argv[argv.index("-c", 1) + 1])
+    return words
+
+
 def program_files(argv: list[str]) -> tuple[list[Path], list[Path]]:
     """(the directories a command's runtime needs, the bot's own files and directories)."""
     runtime: list[Path] = []
     seen: set[Path] = set()
-    pending = [argv[0]]
+    words = _words(argv)
+    # The executable, and in a shell's script any word that is a program on PATH.
+    pending = [argv[0], *(word for word in words[len(argv) :] if executable(word) is not None)]
     while pending:  # the executable, and the interpreter of a script, and of that...
         program = executable(pending.pop())
         if program is None or program in seen:
@@ -106,7 +123,7 @@ def program_files(argv: list[str]) -> tuple[list[Path], list[Path]]:
             runtime.append(_prefix(name))
             pending += _shebang(name)
     own: list[Path] = []
-    for word in argv[1:]:
+    for word in words[1:]:
         for piece in _pieces(word):
             if os.path.exists(piece):
                 path = Path(os.path.realpath(piece))  # Landlock follows links: so must we
@@ -139,7 +156,12 @@ def unreadable_by_others(argv: list[str]) -> tuple[Path, Path] | None:
             found = executable(word)
             if found is not None:
                 targets.append((Path(os.path.realpath(found)), stat.S_IXOTH))
-    for word in argv[1:]:
+    words = _words(argv)
+    for word in words[len(argv) :]:  # programs a shell's script runs
+        found = executable(word)
+        if found is not None:
+            targets.append((Path(os.path.realpath(found)), stat.S_IXOTH))
+    for word in words[1:]:
         for piece in _pieces(word):
             if os.path.isfile(piece):
                 targets.append((Path(os.path.realpath(piece)), stat.S_IROTH))

@@ -132,10 +132,11 @@ def settings_of(options: Options) -> tuple[TournamentSettings, dict[str, Any]]:
         check_entrants(entrants)
     except ValueError as exc:
         raise TournamentError(str(exc)) from None
-    for entrant in entrants:
-        why = problem(entrant.command)
-        if why is not None:
-            raise TournamentError(f"entrant {entrant.name}: {why}")
+    if _first(options.dask, config.dask) is None:  # Dask workers run bots from their own paths
+        for entrant in entrants:
+            why = problem(entrant.command)
+            if why is not None:
+                raise TournamentError(f"entrant {entrant.name}: {why}")
     seeds = _first(options.seeds, config.seeds)
     if seeds is None:
         raise TournamentError("give the number of deal seeds: --seeds N (N >= 1)")
