@@ -24,12 +24,12 @@ function mulberry32(seed) {
   };
 }
 
-// The hello seed is 0 to 2**64-1, but a JSON number above 2**53 loses precision in JavaScript.
-// So read its digits from the raw line and keep the low 32 bits exactly, with BigInt.
+// The hello seed is 0 to 2**64-1, which a JavaScript number cannot hold exactly above 2**53:
+// hello.seed_text carries it as a decimal string (older referees: the raw line's digits).
 function seedFrom(line, message) {
   const match = /"seed"\s*:\s*(\d+)/.exec(line);
-  const seed = match ? BigInt(match[1]) : BigInt(Math.floor(Number(message.seed) || 0));
-  return Number(seed & 0xffffffffn);
+  const text = message.seed_text || (match ? match[1] : "0");
+  return Number(BigInt(text) & 0xffffffffn);
 }
 
 function send(message) {
