@@ -683,9 +683,7 @@ def tournament_command(
     sandbox: Annotated[
         Sandbox | None, typer.Option(help=SANDBOX_HELP + " Default: auto.", show_default=False)
     ] = None,
-    sandbox_allow: Annotated[
-        list[Path] | None, typer.Option(metavar="PATH", help=ALLOW_HELP, show_default=False)
-    ] = None,
+    sandbox_allow: AllowOption = None,
     memory_limit: Annotated[
         int | None,
         typer.Option(min=16, max=1 << 20, metavar="MIB", help="MiB of memory per seat (1024)."),
@@ -702,9 +700,7 @@ def tournament_command(
         int | None,
         typer.Option(min=1, max=1 << 20, metavar="MIB", help="MiB of scratch per seat (256)."),
     ] = None,
-    sandbox_env: Annotated[
-        list[str] | None, typer.Option(metavar="NAME", help=ENV_HELP, show_default=False)
-    ] = None,
+    sandbox_env: EnvOption = None,
     json_output: Annotated[
         bool, typer.Option("--json", help="Print the standings as JSON on stdout.")
     ] = False,

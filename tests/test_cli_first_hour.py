@@ -11,21 +11,11 @@ import time
 from pathlib import Path
 
 import pytest
+from processes import referee
 
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = Path(__file__).resolve().parent / "bots"
 RANDOM = shlex.join([sys.executable, str(ROOT / "example_bots" / "random_bot.py")])
-
-
-def referee(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "referee", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=cwd,
-        check=False,
-    )
 
 
 def one_line(stream: str) -> str:

@@ -6,27 +6,16 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from processes import referee
 
 from referee.sandbox.layers import available
 
 ROOT = Path(__file__).resolve().parent.parent
 RANDOM = shlex.join([sys.executable, str(ROOT / "example_bots" / "random_bot.py")])
-
-
-def referee(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "referee", *args],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        cwd=cwd,
-        check=False,
-    )
 
 
 def test_a_match_says_what_its_bots_run_under(tmp_path: Path) -> None:
