@@ -127,11 +127,20 @@ RefereeMessage = Hello | Act | Rejected | HandEnd | MatchEnd
 # -- bot -> referee --------------------------------------------------------------------------
 
 
+#: What a bot says it can play: ``one`` match, then exit; or ``many``, one after another in
+#: the same process (after ``match_end`` it waits for another ``hello``, or end of input).
+Matches = Literal["one", "many"]
+
+
 class Ready(_Message, frozen=True, tag="ready", forbid_unknown_fields=True):
-    """The answer to ``hello``: the bot's display name."""
+    """The answer to ``hello``: the bot's display name, and whether it can play another match
+    after this one without being started again."""
 
     #: 1-100 printable characters (no control characters: names are shown in terminals).
     name: Annotated[str, msgspec.Meta(min_length=1, max_length=100, pattern=r"^[^\x00-\x1f\x7f]+$")]
+    #: ``many``: keep this process for later matches (a tournament reuses it); absent or
+    #: ``one``: it is closed after ``match_end``, as every bot was before.
+    matches: Matches = "one"
 
 
 class ActionAnswer(_Message, frozen=True, tag="action", forbid_unknown_fields=True):
