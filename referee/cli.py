@@ -701,6 +701,14 @@ def tournament_command(
         typer.Option(min=1, max=1 << 20, metavar="MIB", help="MiB of scratch per seat (256)."),
     ] = None,
     sandbox_env: EnvOption = None,
+    fresh_bots: Annotated[
+        bool,
+        typer.Option(
+            "--fresh-bots",
+            help="Start every bot afresh for each match, even those that can play many"
+            " (by default their processes are kept between matches).",
+        ),
+    ] = False,
     json_output: Annotated[
         bool, typer.Option("--json", help="Print the standings as JSON on stdout.")
     ] = False,
@@ -748,6 +756,7 @@ def tournament_command(
         sandbox=sandbox.value if sandbox else None,
         sandbox_allow=sandbox_allow,
         sandbox_env=sandbox_env,
+        fresh_bots=fresh_bots,
     )
     try:
         status = run(options)

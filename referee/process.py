@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, BinaryIO, Final
 
 import trio
 
+from referee.connection import BotConnection
 from referee.errors import BotFault, BotStartFailed
 from referee.files import private_file
 from referee.rules.tiles import Seat
@@ -148,9 +149,11 @@ class BotProcess:
         self.stderr = sink
         self.jail = jail
         self.pgid = process.pid  # the leader of a new session: its pid is the group id
+        #: Matches this process has played to the end (a warm pool keeps it for more).
+        self.matches_played = 0
         stdin, stdout, stderr = streams
         self.stdin: trio.abc.SendStream = trio.lowlevel.FdStream(stdin)
-        self.stdout: trio.abc.ReceiveStream = trio.lowlevel.FdStream(stdout)
+        self.stdout = trio.lowlevel.FdStream(stdout)
         self._stderr_stream = trio.lowlevel.FdStream(stderr)
 
     @classmethod
@@ -213,6 +216,21 @@ class BotProcess:
                 with suppress(OSError):
                     os.close(fd)
             raise
+
+    def connect(self, max_line_bytes: int) -> BotConnection:
+        """A connection for this bot's next match. For a kept bot whatever it wrote since its
+        last match is dropped unread first: only lines written after the new ``hello`` count
+        (a late answer to the last match must not be judged in this one)."""
+        with suppress(OSError):
+            while os.read(self.stdout.fileno(), 65536):
+                pass  # stops at end of output, or (BlockingIOError) at nothing more to read
+        return BotConnection(self.seat, self.stdin, self.stdout, max_line_bytes)
+
+    def next_match(self, seat: Seat, stderr_path: Path | None, stderr_limit: int) -> None:
+        """Seat a kept bot again: its stderr goes to the new match's file from now on."""
+        self.seat = seat
+        self.stderr.close()
+        self.stderr = StderrSink(stderr_path, stderr_limit)
 
     async def drain_stderr(self) -> None:
         """Copy stderr until the bot closes it (run as a background task)."""

@@ -16,7 +16,7 @@ from typing import Any, Final, Literal
 
 import msgspec
 
-from referee.messages import Limits
+from referee.messages import Limits, Matches
 from referee.rules.actions import Action
 from referee.rules.contract import HandResult
 from referee.rules.tiles import Partnership, Seat, Tile
@@ -137,11 +137,17 @@ class Header(_Record, frozen=True, tag="header"):
 
 
 class BotReady(_Record, frozen=True, tag="ready"):
-    """A bot answered ``hello``; its display name."""
+    """A bot answered ``hello``: its display name, what it said it can play, and whether its
+    process was kept from earlier matches (absent in older logs: a fresh process)."""
 
     seat: Seat
     name: str
     timing: Timing
+    matches: Matches = "one"
+    #: The process played earlier matches (a tournament's warm pool kept it).
+    reused: bool = False
+    #: How many: 0 for a process started for this match.
+    previous_matches: int = 0
 
 
 class DealRecord(_Record, frozen=True, tag="deal"):
@@ -190,7 +196,9 @@ class IgnoredRecord(_Record, frozen=True, tag="ignored"):
 
 
 class FaultRecord(_Record, frozen=True, tag="fault"):
-    """A fault and what it cost: ``forfeit``, or ``random`` (a forced action and a strike)."""
+    """A fault and what it cost: ``forfeit``, ``random`` (a forced action and a strike), or
+    ``restart`` (before the first deal: a kept process failed to start its next match and a
+    fresh one took the seat)."""
 
     seat: Seat
     reason: str

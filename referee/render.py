@@ -48,11 +48,17 @@ def result_text(result: HandResult) -> str:
     return f"{result.outcome}: {result.reason}; {winner} +{counted(result.marks, 'mark')}"
 
 
-def _header_lines(header: Header, names: dict[Seat, str]) -> Iterator[str]:
+def _header_lines(header: Header, readies: dict[Seat, BotReady]) -> Iterator[str]:
     yield f"Texas 42 match — seed {header.seed} (referee {header.referee_version})"
     for seat in SEATS:
-        name = names.get(seat) or "(not ready)"
-        yield f"  {seat} ({side_name(PARTNERSHIP_OF[seat])}): {name} — {header.bots[seat]}"
+        ready = readies.get(seat)
+        name = ready.name if ready else "(not ready)"
+        kept = ""
+        if ready is not None and ready.reused:
+            earlier = ready.previous_matches
+            kept = f" [kept after {earlier} earlier match{'es' if earlier > 1 else ''}]"
+        side = side_name(PARTNERSHIP_OF[seat])
+        yield f"  {seat} ({side}): {name} — {header.bots[seat]}{kept}"
     limits = header.limits
     yield (
         f"  limits: {limits.move_timeout_ms} ms a move, {limits.startup_timeout_ms} ms to start,"
@@ -88,8 +94,8 @@ def match_lines(log: LogFile) -> Iterator[str]:
 
 def _match_lines(log: LogFile) -> Iterator[str]:
     yield from _warnings(log)
-    names = {r.seat: r.name for r in log.records if isinstance(r, BotReady)}
-    yield from _header_lines(log.header, names)
+    readies = {r.seat: r for r in log.records if isinstance(r, BotReady)}
+    yield from _header_lines(log.header, readies)
     trick: list[str] = []
     bids: list[str] = []
     for record in log.records[1:]:

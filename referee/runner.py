@@ -23,7 +23,7 @@ from referee.process import BotProcess
 from referee.rules.tiles import SEATS, Seat
 from referee.sandbox.policy import SandboxPlan
 from referee.sandbox.policy import plan as plan_sandbox
-from referee.sandbox.seats import MatchJails
+from referee.seating.source import BotSource, FreshBots, give_back_all
 from referee.settings import MatchSettings, SandboxSettings
 from referee.table import MatchOutcome, Table
 
@@ -107,10 +107,13 @@ async def run_match(
     commands: dict[Seat, str],
     log_path: Path,
     sandbox: SandboxPlan | None = None,
+    source: BotSource | None = None,
 ) -> MatchOutcome:
-    """Start the four bots, play the match, close every bot; the log is ``log_path``.
+    """Seat the four bots, play the match, give every bot back; the log is ``log_path``.
 
-    ``sandbox`` is what the bots run under; by default every layer this machine has."""
+    ``sandbox`` is what the bots run under; by default every layer this machine has.
+    ``source`` is where the bots come from: by default each is started for this match and
+    closed at its end; a warm pool lends processes kept from earlier matches."""
     if sandbox is None:
         sandbox = plan_sandbox(SandboxSettings(), settings, commands, [log_path.parent])
     private_directory(log_path.parent)
@@ -119,30 +122,45 @@ async def run_match(
     with private_file(log_path) as log_file:
         log = LogWriter(log_file)
         bots: dict[Seat, BotProcess] = {}
+        replaced: list[BotProcess] = []
         failures: dict[Seat, BotStartFailed] = {}
         table: Table | None = None
-        jails: MatchJails | None = None
 
         async def explain(seat: Seat, fault: BotFault) -> BotFault:
             return await bots[seat].explain(fault)
 
         async with trio.open_nursery() as nursery:
+
+            def seat_bot(seat: Seat, bot: BotProcess) -> BotConnection:
+                bots[seat] = bot
+                nursery.start_soon(bot.drain_stderr)
+                return bot.connect(settings.max_line_bytes)
+
+            async def restart(seat: Seat) -> BotConnection:
+                assert source is not None
+                replaced.append(bots.pop(seat))
+                try:
+                    bot = await source.fresh(
+                        seat, commands[seat], stderr_path(log_path, seat), settings
+                    )
+                except OSError as exc:
+                    raise _no_sandbox(exc) from exc
+                return seat_bot(seat, bot)
+
+            connections: dict[Seat, BotConnection] = {}
             try:
-                jails = MatchJails(sandbox)
-            except OSError as exc:  # every seat fails to start, and the log says why
-                failures = dict.fromkeys(SEATS, _no_sandbox(exc))
-            try:
+                if source is None:
+                    try:
+                        source = FreshBots(sandbox)
+                    except OSError as exc:  # every seat fails to start, and the log says why
+                        failures = dict.fromkeys(SEATS, _no_sandbox(exc))
                 for seat in SEATS:
                     if seat in failures:
                         continue
-                    assert jails is not None
+                    assert source is not None
                     try:
-                        bots[seat] = BotProcess.start(
-                            seat,
-                            commands[seat],
-                            stderr_path(log_path, seat),
-                            settings.stderr_limit,
-                            jails.jail(seat),
+                        bot = await source.take(
+                            seat, commands[seat], stderr_path(log_path, seat), settings
                         )
                     except BotStartFailed as exc:
                         failures[seat] = exc
@@ -150,13 +168,17 @@ async def run_match(
                     except OSError as exc:
                         failures[seat] = _no_sandbox(exc)
                         continue
-                    nursery.start_soon(bots[seat].drain_stderr)
-                connections = {
-                    seat: BotConnection(seat, bot.stdin, bot.stdout, settings.max_line_bytes)
-                    for seat, bot in bots.items()
-                }
+                    connections[seat] = seat_bot(seat, bot)
                 table = Table(
-                    settings, connections, log, commands, failures, sandbox.report, explain
+                    settings,
+                    connections,
+                    log,
+                    commands,
+                    failures,
+                    sandbox.report,
+                    explain,
+                    {seat: bot.matches_played for seat, bot in bots.items()},
+                    restart,
                 )
                 outcome = await table.play()
             except BaseException as exc:
@@ -171,12 +193,16 @@ async def run_match(
                 raise
             finally:
                 try:
-                    with trio.CancelScope(shield=True):
-                        async with trio.open_nursery() as closing:
-                            for bot in bots.values():
-                                closing.start_soon(bot.close)
+                    if source is not None:
+                        played = table is not None and table.played_through()
+                        given = [(bot, False) for bot in replaced]
+                        given += [
+                            (bot, played and table is not None and table.reusable(seat))
+                            for seat, bot in bots.items()
+                        ]
+                        await give_back_all(source, given)
                 finally:
-                    if jails is not None:
-                        jails.close()
+                    if source is not None:
+                        source.close()
                 nursery.cancel_scope.cancel()  # stderr readers of bots whose pipes stay open
     return msgspec.structs.replace(outcome, log=str(log_path))

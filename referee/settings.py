@@ -12,11 +12,14 @@ FaultPolicy = Literal["forfeit", "random"]
 #: ``auto``: every sandbox layer the machine has; ``strict``: refuse to start without the
 #: layers a competition needs; ``off``: bots run as the operator, each in its own group.
 SandboxMode = Literal["auto", "strict", "off"]
-#: What a fault cost: the match, or a forced random action and a strike.
-Penalty = Literal["forfeit", "random"]
+#: What a fault cost: the match, a forced random action and a strike, or (a kept bot that
+#: could not start its next match) its process, replaced by a fresh one.
+Penalty = Literal["forfeit", "random", "restart"]
 
 
-def penalty(on_fault: FaultPolicy, strikes: int, max_strikes: int) -> tuple[Penalty, int]:
+def penalty(
+    on_fault: FaultPolicy, strikes: int, max_strikes: int
+) -> tuple[Literal["forfeit", "random"], int]:
     """What a fault costs under the policy, and the seat's strikes after it: under ``random``
     each fault is a strike, and the one past ``max_strikes`` forfeits."""
     if on_fault == "forfeit":

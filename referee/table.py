@@ -42,6 +42,7 @@ from referee.messages import (
     HandEnd,
     Hello,
     MatchEnd,
+    Matches,
     PublicEvent,
     Ready,
     Rejected,
@@ -78,6 +79,9 @@ from referee.settings import MatchSettings, Penalty, penalty
 
 #: How the runner explains a bot's going away: ``(seat, fault) -> the fault to charge``.
 Explain = Callable[[Seat, BotFault], Awaitable[BotFault]]
+#: How the runner replaces a kept bot that failed to start its next match: a fresh process's
+#: connection for the seat, or ``BotStartFailed``.
+Restart = Callable[[Seat], Awaitable[BotConnection]]
 
 #: Answers with a stale or wrong id ignored for one decision before the flood is a fault
 #: (each is logged, so this also bounds the log).
@@ -149,6 +153,8 @@ class Table:
         start_failures: dict[Seat, BotStartFailed] | None = None,
         sandbox: SandboxReport | None = None,
         explain: Explain | None = None,
+        previous_matches: dict[Seat, int] | None = None,
+        restart: Restart | None = None,
     ) -> None:
         self.settings = settings
         self.connections = connections
@@ -162,6 +168,14 @@ class Table:
         self.sandbox = sandbox
         #: Turns a bot's going away into its precise fault (a sandbox bound, its exit status).
         self.explain = explain
+        #: Per seat, the matches its process played before this one (0: started for it).
+        self.previous_matches = {seat: 0 for seat in SEATS} | (previous_matches or {})
+        self.restart = restart
+        #: What each bot said in ``ready`` it can play, and the seats charged with a fault:
+        #: together they say which processes may be kept for another match (``reusable``).
+        self.declared: dict[Seat, Matches] = {}
+        self.charged: set[Seat] = set()
+        self.delivered: set[Seat] = set()
         self.pending: dict[Seat, list[PublicEvent]] = {seat: [] for seat in SEATS}
         # hand_end lines wait here and go out in the same write as the seat's next message:
         # one write and one wake-up of the bot fewer per seat and hand.
@@ -211,39 +225,46 @@ class Table:
 
         The seats are greeted concurrently, so one slow starter costs the others nothing.
         """
-        started = trio.current_time()
-        deadline = started + self.settings.startup_timeout
-        limits = self.settings.limits()
-        readies: dict[Seat, tuple[str, float]] = {}
+        readies: dict[Seat, tuple[Ready, float]] = {}
 
         async def greet(seat: Seat) -> None:
-            seed = bot_seed(self.settings.seed, seat)
-            hello = Hello(
-                protocol=PROTOCOL_VERSION,
-                seat=seat,
-                partnership=PARTNERSHIP_OF[seat],
-                seed=seed,
-                limits=limits,
-                seed_text=str(seed),
-            )
             try:
-                with self.connections[seat].deadline(deadline):
-                    await self.connections[seat].send(encode_line(hello))
-                    ready, _ = await self._receive(seat, 0, Ready)
+                readies[seat] = await self._hello(seat)
+                return
+            except BotFault as fault:
+                failure = await self._explained(seat, fault)
+            if self.previous_matches[seat] == 0 or self.restart is None:
+                self.dead[seat] = failure
+                return
+            # A kept process that could not start its next match: a fresh one takes the seat,
+            # and the fault is this match's record of it, costing nothing more.
+            self._record_fault(seat, failure, "restart", None, None)
+            self.previous_matches[seat] = 0
+            try:
+                self.connections[seat] = await self.restart(seat)
+                readies[seat] = await self._hello(seat)
             except BotFault as fault:
                 self.dead[seat] = await self._explained(seat, fault)
-                return
-            assert isinstance(ready, Ready)
-            readies[seat] = (ready.name, (trio.current_time() - started) * 1000)
 
         self.log.flush()
         async with trio.open_nursery() as nursery:
             for seat in SEATS:
                 if seat not in self.dead:
                     nursery.start_soon(greet, seat)
-        for seat, (name, latency) in sorted(readies.items()):
-            self.names[seat] = name
-            self.log.write(BotReady(seat=seat, name=name, timing=Timing(latency_ms=latency)))
+        for seat, (ready, latency) in sorted(readies.items()):
+            self.names[seat] = ready.name
+            self.declared[seat] = ready.matches
+            previous = self.previous_matches[seat]
+            self.log.write(
+                BotReady(
+                    seat=seat,
+                    name=ready.name,
+                    timing=Timing(latency_ms=latency),
+                    matches=ready.matches,
+                    reused=previous > 0,
+                    previous_matches=previous,
+                )
+            )
         failed = [seat for seat in SEATS if seat in self.dead]
         for seat in failed:
             self._record_fault(seat, self.dead[seat], "forfeit", None, None)
@@ -254,6 +275,39 @@ class Table:
         if len(sides) == 2:
             raise _MatchOver("void", "bots of both partnerships failed to start")
         raise _forfeit(first, self.dead[first], "failed to start")
+
+    async def _hello(self, seat: Seat) -> tuple[Ready, float]:
+        """Send ``hello`` and wait up to the startup limit for ``ready``: the bot's answer and
+        how many milliseconds it took."""
+        started = trio.current_time()
+        seed = bot_seed(self.settings.seed, seat)
+        hello = Hello(
+            protocol=PROTOCOL_VERSION,
+            seat=seat,
+            partnership=PARTNERSHIP_OF[seat],
+            seed=seed,
+            limits=self.settings.limits(),
+            seed_text=str(seed),
+        )
+        with self.connections[seat].deadline(started + self.settings.startup_timeout):
+            await self.connections[seat].send(encode_line(hello))
+            ready, _ = await self._receive(seat, 0, Ready)
+        assert isinstance(ready, Ready)
+        return ready, (trio.current_time() - started) * 1000
+
+    def played_through(self) -> bool:
+        """Did the match end by its rules (not interrupted, not by an error in the referee)?"""
+        return self.outcome is not None and self.outcome.end not in ("interrupted", "error")
+
+    def reusable(self, seat: Seat) -> bool:
+        """May the seat's process play another match? Only if it said it can, was charged
+        with no fault, and heard ``match_end``."""
+        return (
+            self.declared.get(seat) == "many"
+            and seat not in self.dead
+            and seat not in self.charged
+            and seat in self.delivered
+        )
 
     async def _play_hands(self) -> None:
         match = self.match = Match(self.settings.seed)
@@ -504,6 +558,8 @@ class Table:
     ) -> None:
         code = reason_code(fault)
         self.faults[seat][code] += 1
+        if penalty != "restart":  # a restart's fault is the process's it replaced
+            self.charged.add(seat)
         self.log.write(
             FaultRecord(
                 seat=seat,
@@ -579,6 +635,7 @@ class Table:
             # The match is decided: a bot that cannot hear it changes nothing.
             with contextlib.suppress(BotFault):
                 await self.connections[seat].send(line, deadline)
+                self.delivered.add(seat)
 
         async with trio.open_nursery() as nursery:
             for seat in SEATS:

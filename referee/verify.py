@@ -122,6 +122,7 @@ class _Replay:
         self.faults: dict[Seat, Counter[str]] = {seat: Counter() for seat in SEATS}
         self.strikes: dict[Seat, int] = dict.fromkeys(SEATS, 0)
         self.startup_failed: list[Seat] = []
+        self.restarted: list[Seat] = []  # kept processes replaced at the start
         self.ready: list[Seat] = []
         self.startup_rejections: Counter[Seat] = Counter()
         self.forced_by: FaultRecord | None = None  # a random-policy fault awaiting its move
@@ -212,6 +213,9 @@ class _Replay:
                 f"ready records out of seat order: {record.seat} after {self.ready[-1]}"
             )
         self.ready.append(record.seat)
+        self.expect("reused (previous matches > 0)", record.previous_matches > 0, record.reused)
+        if record.seat in self.restarted and record.reused:
+            raise self.fail(f"{record.seat}'s process was replaced, yet its ready says reused")
 
     def on_DealRecord(self, record: DealRecord) -> None:
         if self.started:
@@ -300,6 +304,15 @@ class _Replay:
 
     def on_FaultRecord(self, record: FaultRecord) -> None:
         self.faults[record.seat][record.reason] += 1
+        if not self.started and record.penalty == "restart":
+            if record.seat in self.ready or record.seat in self.startup_failed:
+                raise self.fail(f"a restart of {record.seat} after its start-up ended")
+            if record.seat in self.restarted:
+                raise self.fail(f"a second restart of {record.seat}")
+            self.check_rejection_count(record, self.startup_rejections[record.seat])
+            self.restarted.append(record.seat)
+            self.startup_rejections[record.seat] = 0  # the fresh process has its own
+            return
         if not self.started:
             self.expect("penalty of a start-up fault", "forfeit", record.penalty)
             if record.seat in self.ready or record.seat in self.startup_failed:
@@ -401,6 +414,10 @@ class _Replay:
 
     def _startup_forfeit(self) -> FaultRecord | None:
         for record in self.log.records:
-            if isinstance(record, FaultRecord) and record.seat == self.startup_failed[0]:
+            if (
+                isinstance(record, FaultRecord)
+                and record.seat == self.startup_failed[0]
+                and record.penalty == "forfeit"
+            ):
                 return record
         return None

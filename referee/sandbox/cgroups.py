@@ -120,6 +120,11 @@ class SeatCgroup:
         limit = "memory.max" if self.unified else "memory.limit_in_bytes"
         (self.memory / limit).write_text(str(memory_bytes))
         (self.pids / "pids.max").write_text(str(max_pids))
+        self.rebase()
+
+    def rebase(self) -> None:
+        """Take the kernel's event counters as the zero of what the bot does next (a new bot,
+        or a kept bot's next match)."""
         self._baseline = self._counts()
 
     def _counts(self) -> tuple[int, int]:

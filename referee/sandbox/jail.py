@@ -23,6 +23,7 @@ import contextlib
 import functools
 import os
 import resource
+import shutil
 import signal
 from pathlib import Path
 from typing import Final
@@ -54,6 +55,34 @@ BOT_ENVIRONMENT: Final = frozenset(
         *("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"),
     }
 )
+
+
+def cpu_seconds_used(pid: int) -> int | None:
+    """Whole CPU seconds (user and system, rounded up) process ``pid`` has used, as
+    ``RLIMIT_CPU`` counts them; None when it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            fields = stat.read().rpartition(b")")[2].split()
+    except OSError:
+        return None
+    ticks = int(fields[11]) + int(fields[12])  # utime and stime, fields 14 and 15
+    hertz = os.sysconf("SC_CLK_TCK")
+    return -(-ticks // hertz)
+
+
+def _empty(directory: Path) -> bool:
+    """Remove everything in ``directory`` but the directory itself (a mount point, and the
+    directory a bot's Landlock rules name). Symbolic links are removed, never followed."""
+    try:
+        with os.scandir(directory) as entries:
+            for entry in entries:
+                if entry.is_dir(follow_symlinks=False):
+                    shutil.rmtree(entry.path)
+                else:
+                    os.unlink(entry.path)
+    except OSError:
+        return False
+    return True
 
 
 @functools.cache
@@ -215,6 +244,25 @@ class SeatJail:
                 " bot exited with that status (its stderr says which)"
             )
         return fault
+
+    def next_match(self, pid: int) -> str | None:
+        """Make a kept bot's sandbox ready for its next match: its scratch directory emptied,
+        its CPU bound renewed, its control group's event counters taken as the new zero.
+        Returns why the bot must be retired instead, or None."""
+        if not _empty(self.scratch):
+            return "its scratch directory could not be emptied"
+        if self.cgroup is not None:
+            self.cgroup.rebase()
+        used = cpu_seconds_used(pid)
+        if used is None:
+            return None  # gone: its match will find out, and record it
+        bound = self.limits.cpu_seconds
+        with contextlib.suppress(OSError, ValueError):  # raising a hard limit needs root
+            resource.prlimit(pid, resource.RLIMIT_CPU, (used + bound, used + bound + 1))
+            return None
+        if used * 2 > bound:
+            return f"it has used {used} s of its {bound} s CPU bound, which only root can renew"
+        return None
 
     def ended(self, pgid: int) -> None:
         """The bot's process group has been killed and its leader reaped: the reaper must

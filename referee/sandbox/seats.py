@@ -1,5 +1,6 @@
-"""A match's seats: a private scratch root, a uid slot, and control groups kept per
-(slot, seat) from bot to bot; each seat's own sandbox is a ``SeatJail``."""
+"""Where sandboxed bots live: a private scratch root, and a place per bot — its uid and its
+control groups, kept from bot to bot — whether the bots are one match's seats or a warm
+pool's processes; each bot's own sandbox is a ``SeatJail``."""
 
 from __future__ import annotations
 
@@ -14,26 +15,26 @@ import time
 from pathlib import Path
 from typing import Final
 
-from referee.rules.tiles import SEATS, Seat
+from referee.rules.tiles import Seat
 from referee.sandbox import cgroups
 from referee.sandbox.jail import SeatJail
 from referee.sandbox.policy import SandboxPlan
 from referee.sandbox.reaper import CGROUP, SCRATCH, Reaper
 
-#: Seat uids: ``UID_BASE + pid * 64 + slot * 4 + seat``: unique among the live referee
-#: processes of a machine (pids are below 2**22) and the matches one process plays at once
-#: (up to 16), and below 2**31.
+#: Bot uids: ``UID_BASE + pid * PLACES + place``: unique among the live referee processes of
+#: a machine (pids are below 2**22) and the bots one process runs at once, and below 2**31.
 UID_BASE: Final = 0x40000000
-_SLOTS: Final = 16
-_slots_in_use: set[int] = set()
-_slots_lock = threading.Lock()
+#: Sandboxed bots one referee process may run at once (matches in threads, warm pools).
+PLACES: Final = 256
+_places_in_use: set[int] = set()
+_places_lock = threading.Lock()
 
-#: The control groups of this process, one per (slot, seat), kept from bot to bot.
-_CGROUPS: dict[tuple[int, Seat], cgroups.SeatCgroup] = {}
+#: The control groups of this process, one per place, kept from bot to bot.
+_CGROUPS: dict[int, cgroups.SeatCgroup] = {}
 
 
-def _seat_cgroup(slot: int, seat: Seat) -> cgroups.SeatCgroup:
-    group = _CGROUPS.get((slot, seat))
+def _place_cgroup(place: int) -> cgroups.SeatCgroup:
+    group = _CGROUPS.get(place)
     if group is not None and not group.empty():  # the last bot's processes are still leaving
         group.kill()
         time.sleep(0.01)
@@ -42,7 +43,7 @@ def _seat_cgroup(slot: int, seat: Seat) -> cgroups.SeatCgroup:
     if group is None:
         if not _CGROUPS:
             atexit.register(_remove_cgroups)
-        group = _CGROUPS[slot, seat] = cgroups.SeatCgroup(cgroups.find())
+        group = _CGROUPS[place] = cgroups.SeatCgroup(cgroups.find())
         for directory in group.dirs:
             Reaper.get().watch(CGROUP, directory)  # removed by the reaper if we die first
     return group
@@ -74,61 +75,89 @@ def _user_tasks(uid: int) -> int:
     return count
 
 
-class MatchJails:
-    """The sandboxes of one match: a private scratch root and a uid slot."""
+def _take_place() -> int:
+    with _places_lock:
+        for place in range(PLACES):
+            if place not in _places_in_use:
+                _places_in_use.add(place)
+                return place
+    raise OSError(errno.EAGAIN, f"more than {PLACES} sandboxed bots at once in one process")
 
-    def __init__(self, plan: SandboxPlan) -> None:
-        self.plan = plan
+
+class Jails:
+    """Sandboxes under one private scratch root, each in a place of its own until released."""
+
+    def __init__(self) -> None:
         self.root: Path | None = None
-        self.slot: int | None = None
-        self.jails: list[SeatJail] = []
-        if plan.off:
-            return
-        with _slots_lock:
-            free = [slot for slot in range(_SLOTS) if slot not in _slots_in_use]
-            if not free:
-                raise OSError(errno.EAGAIN, "more than 16 sandboxed matches in one process")
-            self.slot = free[0]
-            _slots_in_use.add(self.slot)
-        try:
-            self.root = Path(tempfile.mkdtemp(prefix="texas42-scratch-"))
-            self.root.chmod(0o711)  # seats' uids may pass through, never list it
-            Reaper.get().watch(SCRATCH, self.root)
-        except BaseException:
-            self.close()
-            raise
-        self._nproc = None if os.geteuid() == 0 else _user_tasks(os.getuid())
+        self._places: dict[SeatJail, int] = {}
 
-    def jail(self, seat: Seat) -> SeatJail | None:
-        if self.plan.off:
+    def open(self) -> Path:
+        """The scratch root, made at first use (an ``OSError`` says why it cannot be)."""
+        if self.root is None:
+            root = Path(tempfile.mkdtemp(prefix="texas42-scratch-"))
+            try:
+                root.chmod(0o711)  # bots' uids may pass through, never list it
+                Reaper.get().watch(SCRATCH, root)
+            except BaseException:
+                shutil.rmtree(root, ignore_errors=True)
+                raise
+            self.root = root
+        return self.root
+
+    def jail(self, plan: SandboxPlan, seat: Seat) -> SeatJail | None:
+        """A sandbox for a bot started in ``seat`` under ``plan`` (None when it is off)."""
+        if plan.off:
             return None
-        assert self.root is not None
-        uid = None
-        if "uid" in self.plan.report.seats[seat]:
-            assert self.slot is not None
-            uid = UID_BASE + os.getpid() * 64 + self.slot * 4 + SEATS.index(seat)
-        nproc = self.plan.limits.max_processes
-        if self._nproc is not None:  # not root: the limit counts all of this user's tasks
-            nproc += self._nproc
-        cgroup = None
-        if "cgroup" in self.plan.report.seats[seat]:
-            assert self.slot is not None
-            cgroup = _seat_cgroup(self.slot, seat)
-        # An unguessable name: the root can be passed through, not listed, so no seat can
-        # reach another's directory even to stat it (its times could carry a message).
-        scratch = self.root / secrets.token_hex(16)
-        jail = SeatJail(self.plan, seat, scratch, uid, nproc, cgroup)
-        self.jails.append(jail)
+        root = self.open()
+        place = _take_place()
+        try:
+            uid = None
+            if "uid" in plan.report.seats[seat]:
+                uid = UID_BASE + os.getpid() * PLACES + place
+            nproc = plan.limits.max_processes
+            if os.geteuid() != 0:  # not root: the limit counts all of this user's tasks
+                nproc += _user_tasks(os.getuid())
+            cgroup = _place_cgroup(place) if "cgroup" in plan.report.seats[seat] else None
+            # An unguessable name: the root can be passed through, not listed, so no bot can
+            # reach another's directory even to stat it (its times could carry a message).
+            scratch = root / secrets.token_hex(16)
+            jail = SeatJail(plan, seat, scratch, uid, nproc, cgroup)
+        except BaseException:
+            with _places_lock:
+                _places_in_use.discard(place)
+            raise
+        self._places[jail] = place
         return jail
 
+    def release(self, jail: SeatJail) -> None:
+        """Undo a bot's sandbox once the bot has been closed, and free its place."""
+        jail.close()
+        shutil.rmtree(jail.scratch, ignore_errors=True)
+        place = self._places.pop(jail, None)
+        if place is not None:
+            with _places_lock:
+                _places_in_use.discard(place)
+
     def close(self) -> None:
-        for jail in self.jails:
-            jail.close()
+        for jail in list(self._places):
+            self.release(jail)
         if self.root is not None:
             shutil.rmtree(self.root, ignore_errors=True)
             Reaper.get().forget(SCRATCH, self.root)
             self.root = None
-        if self.slot is not None:
-            with _slots_lock:
-                _slots_in_use.discard(self.slot)
-            self.slot = None
+
+
+class MatchJails:
+    """The sandboxes of one match's seats, under a scratch root of their own."""
+
+    def __init__(self, plan: SandboxPlan) -> None:
+        self.plan = plan
+        self.jails = Jails()
+        if not plan.off:
+            self.jails.open()  # fails here, before any bot, when it cannot be made
+
+    def jail(self, seat: Seat) -> SeatJail | None:
+        return self.jails.jail(self.plan, seat)
+
+    def close(self) -> None:
+        self.jails.close()

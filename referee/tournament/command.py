@@ -65,6 +65,7 @@ class Options:
     sandbox: SandboxMode | None = None
     sandbox_allow: list[Path] | None = None
     sandbox_env: list[str] | None = None
+    fresh_bots: bool = False
 
 
 class FileConfig(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
@@ -85,6 +86,7 @@ class FileConfig(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     sandbox: SandboxMode | None = None
     sandbox_allow: list[str] = msgspec.field(default_factory=list)
     sandbox_env: list[str] = msgspec.field(default_factory=list)
+    fresh_bots: bool = False
 
 
 def _config(path: Path | None) -> FileConfig:
@@ -171,6 +173,7 @@ def settings_of(options: Options) -> tuple[TournamentSettings, dict[str, Any]]:
         "alpha": _probability("alpha", _first(options.alpha, config.alpha, 0.05)),
         "beta": _probability("beta", _first(options.beta, config.beta, 0.05)),
         "sandbox": _sandbox_settings(options, config),
+        "warm": not (options.fresh_bots or config.fresh_bots),
     }
     return settings, rest
 
@@ -260,7 +263,7 @@ def run(options: Options) -> int:
             f"warning: --jobs {rest['jobs']} on {default_jobs()} cores: bots will wait for the"
             " CPU and may time out through no fault of their own"
         )
-    jobs = plan(settings, rest["logs"], sandbox, (str(rest["results"]),))
+    jobs = plan(settings, rest["logs"], sandbox, (str(rest["results"]),), rest["warm"])
     missing = [job for job in jobs if job.match_id not in results_file.done]
     results = list(results_file.done.values())
     verdict: dict[str, Any] = {}

@@ -59,11 +59,23 @@ class MatchJob(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     #: How its bots are confined, and the files they must never read besides the logs.
     sandbox: SandboxSettings = DEFAULT_SANDBOX
     secrets: tuple[str, ...] = ()
+    #: Play with bots kept from earlier matches where they can play many (``--fresh-bots``
+    #: turns it off): see ``referee.seating``.
+    warm: bool = True
 
     @property
     def commands(self) -> dict[Seat, str]:
         a, b = self.first.command, self.second.command
         return {"A": a, "B": b, "C": a, "D": b}
+
+    @property
+    def entrants(self) -> dict[Seat, Entrant]:
+        return {"A": self.first, "B": self.second, "C": self.first, "D": self.second}
+
+    @property
+    def pair(self) -> str:
+        """Its duplicate pair: the match id without the leg (both legs share the deals)."""
+        return self.match_id.rpartition("~")[0]
 
 
 def check_entrants(entrants: list[Entrant]) -> None:
@@ -102,6 +114,7 @@ def plan(
     logs: Path,
     sandbox: SandboxSettings = DEFAULT_SANDBOX,
     secrets: tuple[str, ...] = (),
+    warm: bool = True,
 ) -> list[MatchJob]:
     """Every match, in the order they are started: seed by seed, pairing by pairing, both
     legs of a duplicate pair one after the other (so a stopped tournament has whole pairs).
@@ -130,6 +143,7 @@ def plan(
                         len(jobs),
                         sandbox,
                         secrets,
+                        warm,
                     )
                 )
     return jobs

@@ -16,6 +16,7 @@ import concurrent.futures as cf
 import functools
 import multiprocessing
 import multiprocessing.connection
+import multiprocessing.util
 import os
 import queue
 import signal
@@ -34,6 +35,7 @@ import trio
 from referee.runner import Terminated, interrupted, leaf_error, run_match
 from referee.sandbox.policy import SandboxPlan
 from referee.sandbox.policy import plan as plan_sandbox
+from referee.seating.pool import WarmPool, entrant_key
 from referee.table import MatchOutcome
 from referee.tournament.plan import MatchJob
 from referee.tournament.results import MatchResult, result_of
@@ -72,10 +74,11 @@ def play(job: MatchJob) -> MatchResult:
         if _LOCAL_WORKER.is_set():
             outcome = trio.run(_play_until_sigint, job)
         else:
-            outcome = trio.run(run_match, job.settings, job.commands, Path(job.log), _sandbox(job))
+            outcome = trio.run(_play_job, job)
     except BaseException as exc:
         if interrupted(exc):
             _STOPPED.set()
+            close_pools()  # nothing more will be played here
             raise KeyboardInterrupt from None
         raise
     finally:
@@ -83,11 +86,45 @@ def play(job: MatchJob) -> MatchResult:
     return result_of(job, outcome)
 
 
+async def _play_job(job: MatchJob) -> MatchOutcome:
+    plan = _sandbox(job)
+    source = None
+    if job.warm:
+        keys = {
+            seat: entrant.name + "\0" + entrant_key(entrant.command, job.settings, job.sandbox)
+            for seat, entrant in job.entrants.items()
+        }
+        source = warm_pool().seating(keys, job.pair, plan)
+    return await run_match(job.settings, job.commands, Path(job.log), plan, source)
+
+
 def _sandbox(job: MatchJob) -> SandboxPlan:
     """The sandbox for a match, decided where it is played (a Dask worker may be another
     machine, with other layers); the logs and the results file are the bots' secrets."""
     secrets = [Path(job.log).parent, *map(Path, job.secrets)]
     return plan_sandbox(job.sandbox, job.settings, job.commands, secrets)
+
+
+#: This thread's warm pool (see ``referee.seating.pool``: bots die with their thread), and
+#: every pool of this process.
+_POOL = threading.local()
+_POOLS: list[WarmPool] = []
+
+
+def warm_pool() -> WarmPool:
+    pool: WarmPool | None = getattr(_POOL, "pool", None)
+    if pool is None:
+        pool = _POOL.pool = WarmPool()
+        _POOLS.append(pool)
+    return pool
+
+
+def close_pools() -> None:
+    """Close every kept bot of this process (a worker that ends, or was interrupted)."""
+    while _POOLS:
+        pool = _POOLS.pop()
+        pool.close()
+    _POOL.__dict__.clear()
 
 
 async def _play_until_sigint(job: MatchJob) -> MatchOutcome:
@@ -106,7 +143,7 @@ async def _play_until_sigint(job: MatchJob) -> MatchOutcome:
                     raise Terminated(signum)
 
             nursery.start_soon(watch)
-            outcome = await run_match(job.settings, job.commands, Path(job.log), _sandbox(job))
+            outcome = await _play_job(job)
             nursery.cancel_scope.cancel()
     return outcome
 
@@ -140,9 +177,13 @@ def _stop_with_parent() -> None:
         if not _IDLE.is_set():
             os.kill(os.getpid(), signal.SIGINT)  # the match closes its bots and its log
             _IDLE.wait()
+        for pool in _POOLS:
+            pool.kill_now()
         os._exit(1)  # nobody is left to take results or give work
 
     threading.Thread(target=watch, name="stop-with-parent", daemon=True).start()
+    # A worker that ends normally (the tournament is over) closes its kept bots first.
+    multiprocessing.util.Finalize(None, close_pools, exitpriority=100)
 
 
 class WorkerPool(cf.Executor):

@@ -1,0 +1,55 @@
+"""Plays many matches in one process (``ready.matches: "many"``), answering at once with
+``legal[id % len(legal)]``, and tells on stderr — which goes to each match's own file — what
+each match showed it: its pid, the hello's seat, and every view's seat and hand.
+
+``--exit-after N`` exits after the N-th ``match_end``; ``--mute-after N`` stops answering
+after it (no ``ready`` to the next ``hello``): the two ways to misbehave between matches.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+
+from botlib import parser, send, setup
+
+
+def main() -> None:
+    arguments = parser(__doc__)
+    arguments.add_argument("--exit-after", type=int, default=0)
+    arguments.add_argument("--mute-after", type=int, default=0)
+    arguments.add_argument("--sleep-start", type=float, default=0.0)
+    arguments.add_argument("--marker", default="")
+    args = setup(arguments)
+    time.sleep(args.sleep_start)
+    ended = 0
+    hellos = 0
+
+    def tell(**fields: object) -> None:
+        sys.stderr.write(json.dumps(fields) + "\n")
+        sys.stderr.flush()
+
+    for line in sys.stdin.buffer:
+        message = json.loads(line)
+        kind = message["type"]
+        if args.mute_after and ended >= args.mute_after:
+            continue
+        if kind == "hello":
+            hellos += 1
+            tell(pid=os.getpid(), hello=hellos, seat=message["seat"], seed=message["seed"])
+            send({"type": "ready", "name": "many", "matches": "many"})
+        elif kind == "act":
+            view = message["view"]
+            tell(view=view["seat"], hand_number=view["hand_number"], hand=view["hand"])
+            legal = message["legal_actions"]
+            send({"type": "action", "id": message["id"], "action": legal[message["id"] % len(legal)]})
+        elif kind == "match_end":
+            ended += 1
+            if args.exit_after and ended >= args.exit_after:
+                return
+
+
+if __name__ == "__main__":
+    main()
