@@ -1,4 +1,5 @@
-"""The referee benchmark's opponent: answers at once, with a legal action picked by the act id."""
+"""The referee benchmark's opponent: answers at once, with a legal action picked by the act id;
+it plays match after match in one process (``ready.matches: "many"``) until its input ends."""
 
 import json
 import sys
@@ -19,10 +20,8 @@ def main() -> None:
             write(json.dumps(answer) + "\n")
             flush()
         elif kind == "hello":
-            write('{"type": "ready", "name": "instant"}\n')
+            write('{"type": "ready", "name": "instant", "matches": "many"}\n')
             flush()
-        elif kind == "match_end":
-            return
 
 
 if __name__ == "__main__":
