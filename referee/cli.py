@@ -819,24 +819,55 @@ def bench_tournament(
         int, typer.Option(min=1, help="Deal seeds (two matches each) per measurement.")
     ] = 30,
 ) -> None:
-    """Matches per second between instant bots through the tournament runner, 1 and 2 jobs."""
+    """Matches per second through the tournament runner: fresh bots and warm pools, at 1 and
+    2 jobs, against the rate the pipes allow."""
     from referee.bench import tournament
 
-    def busy(result: tournament.TournamentBench) -> str:
-        if result.busy_cores is None:
-            return ""
-        return f" ({result.busy_cores:.2f} of {tournament.cores()} cores busy)"
-
-    one = tournament.run(seeds, jobs=1)
-    typer.echo(f"jobs=1: {one.matches} matches in {one.seconds:.2f} s{busy(one)}")
-    two = tournament.run(seeds, jobs=2)
-    typer.echo(f"jobs=2: {two.matches} matches in {two.seconds:.2f} s{busy(two)}")
-    if one.busy_cores:
-        limit = min(2.0, tournament.cores() / one.busy_cores)
-        typer.echo(f"limit: {limit:.2f} x jobs=1 (the cores jobs=1 leaves idle)")
-    speedup = two.matches_per_second / one.matches_per_second
+    raw = tournament.raw_round_trips_per_second()
+    typer.echo(f"raw pipe: {raw:.0f} round trips/s")
+    runs = {}
+    for warm in (False, True):
+        for jobs in (1, 2):
+            result = runs[warm, jobs] = tournament.run(seeds, jobs, warm)
+            busy = "" if result.busy_cores is None else f", {result.busy_cores:.2f} cores busy"
+            typer.echo(
+                f"{'warm' if warm else 'fresh'} jobs={jobs}: {result.matches} matches in"
+                f" {result.seconds:.2f} s = {result.matches_per_second:.1f}/s"
+                f" ({result.decisions_per_match:.0f} decisions a match{busy})"
+            )
+    best = runs[True, 2]
+    limit = min(2, tournament.cores()) * raw / best.decisions_per_match
+    over_fresh = best.matches_per_second / runs[False, 2].matches_per_second
+    share = best.matches_per_second / limit
+    scaling = best.matches_per_second / runs[True, 1].matches_per_second
     typer.echo(
-        f"tournament: {two.matches_per_second:.1f} matches/s at jobs=2 ({speedup:.2f} x jobs=1)"
+        f"pipe limit at jobs=2: {limit:.0f} matches/s; targets: warm"
+        f" {tournament.TARGET_WARM_OVER_FRESH:.0f}x fresh, {tournament.TARGET_PIPE_SHARE:.0%}"
+        f" of the pipe limit, jobs=2 {tournament.TARGET_SCALING}x jobs=1"
+    )
+    typer.echo(
+        f"tournament: {best.matches_per_second:.1f} matches/s at jobs=2 warm ({over_fresh:.1f}x"
+        f" fresh, {share:.0%} of the pipe limit, jobs=2 {scaling:.2f}x jobs=1)"
+    )
+
+
+@bench_app.command("startup")
+def bench_startup(
+    delay: Annotated[
+        float, typer.Option(min=0, metavar="S", help="Seconds each bot sleeps before ready.")
+    ] = 1.0,
+    matches: Annotated[int, typer.Option(min=2, help="Matches to play (one job).")] = 20,
+) -> None:
+    """Wall time of a tournament between bots that are slow to start, fresh and warm."""
+    from referee.bench import tournament
+
+    fresh = tournament.startup(delay, matches, warm=False)
+    typer.echo(f"fresh: {matches} matches in {fresh:.1f} s")
+    warm = tournament.startup(delay, matches, warm=True)
+    typer.echo(f"warm: {matches} matches in {warm:.1f} s")
+    typer.echo(
+        f"startup: {matches} matches with a {delay:g} s start-up: fresh {fresh:.1f} s,"
+        f" warm {warm:.1f} s ({fresh / warm:.1f}x)"
     )
 
 

@@ -1,10 +1,18 @@
-"""Matches per second through the tournament runner, at one and at two jobs.
+"""Matches per second through the tournament runner: fresh bots and warm pools, one job and
+two, against the rate the pipes allow — all measured in the same run.
 
 Matches between instant bots go through the same path as ``referee tournament``: the plan,
-worker processes, ``play`` (bot processes, the referee, the log). Each pool is warmed up with
-one match per worker first, so worker start-up is not counted. The limit it measures in the
-same run: how many of the machine's cores one job already keeps busy (a match starts four
-bot interpreters at once), so the speed-up two jobs can reach is cores / busy cores at one.
+worker processes, ``play`` (bot processes or a warm pool, the referee, the log). Each pool
+of workers is warmed up with a pair of matches per worker first, so worker start-up is not
+counted (a warm pool's first processes are started then, as any tournament's would be).
+
+The pipe limit: a match is a chain of round trips, one per decision, and one chain keeps
+about one core busy (the referee and the bot take turns), so ``jobs`` chains reach at most
+``jobs`` times the raw round trips per second, over the decisions per match: the raw rate
+measured here with an echo process over the same pipes (``referee.bench.referee``).
+
+``startup`` is the case warm pools are for: a bot that takes a second to start, twenty
+matches, fresh and warm.
 """
 
 from __future__ import annotations
@@ -16,15 +24,24 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from referee.bench.referee import INSTANT_BOT, PYTHON
-from referee.tournament.plan import Entrant, TournamentSettings, plan
+import trio
+
+from referee.bench.referee import INSTANT_BOT, PYTHON, raw_pipe_rate, sample_act_lines
+from referee.tournament.plan import Entrant, MatchJob, TournamentSettings, plan
 from referee.tournament.run import local_executor, run_jobs
+
+#: What warm pools should reach on a 2-core machine (issue targets).
+TARGET_WARM_OVER_FRESH = 5.0
+TARGET_PIPE_SHARE = 0.40
+TARGET_SCALING = 1.8
 
 
 @dataclass(frozen=True)
 class TournamentBench:
     jobs: int
+    warm: bool
     matches: int
+    decisions: int
     seconds: float
     #: Cores the whole machine kept busy during the timed matches (None off Linux).
     busy_cores: float | None
@@ -33,15 +50,23 @@ class TournamentBench:
     def matches_per_second(self) -> float:
         return self.matches / self.seconds
 
+    @property
+    def decisions_per_match(self) -> float:
+        return self.decisions / self.matches
 
-def run(seeds: int, jobs: int, seed: int = 1) -> TournamentBench:
-    command = shlex.join([*PYTHON, str(INSTANT_BOT)])
+
+def _jobs(seeds: int, jobs: int, warm: bool, directory: Path, bot: str = "") -> list[MatchJob]:
+    command = shlex.join([*PYTHON, str(INSTANT_BOT), *([bot] if bot else [])])
     settings = TournamentSettings(
-        entrants=[Entrant("one", command), Entrant("two", command)], seeds=seeds + jobs, seed=seed
+        entrants=[Entrant("one", command), Entrant("two", command)], seeds=seeds, seed=1
     )
+    return plan(settings, directory, warm=warm)
+
+
+def run(seeds: int, jobs: int, warm: bool) -> TournamentBench:
     with tempfile.TemporaryDirectory() as directory:
-        planned = plan(settings, Path(directory))
-        warm_up, timed = planned[:jobs], planned[jobs : jobs + 2 * seeds]
+        planned = _jobs(seeds + jobs, jobs, warm, Path(directory))
+        warm_up, timed = planned[: 2 * jobs], planned[2 * jobs :]
         with local_executor(jobs) as (pool, _):
             run_jobs(pool, warm_up, window=jobs, on_result=lambda result: True)
             before = _cpu_times()
@@ -52,7 +77,25 @@ def run(seeds: int, jobs: int, seed: int = 1) -> TournamentBench:
     busy = None
     if before is not None and after is not None:
         busy = (after[0] - before[0]) / (after[1] - before[1]) * cores()
-    return TournamentBench(jobs, len(progress.finished), seconds, busy)
+    decisions = sum(result.decisions for result in progress.finished)
+    return TournamentBench(jobs, warm, len(progress.finished), decisions, seconds, busy)
+
+
+def raw_round_trips_per_second(rounds: int = 20_000) -> float:
+    trips, seconds = trio.run(raw_pipe_rate, sample_act_lines(1, 2000), rounds)
+    return trips / seconds
+
+
+def startup(delay: float, matches: int, warm: bool) -> float:
+    """Seconds for ``matches`` matches (one job) between bots that sleep ``delay`` s before
+    ``ready``, worker start-up excluded."""
+    with tempfile.TemporaryDirectory() as directory:
+        planned = _jobs(matches // 2, 1, warm, Path(directory), str(delay))
+        with local_executor(1) as (pool, _):
+            pool.submit(time.sleep, 0).result()  # the worker process is up
+            started = time.perf_counter()
+            run_jobs(pool, planned, window=2, on_result=lambda result: True)
+            return time.perf_counter() - started
 
 
 def cores() -> int:

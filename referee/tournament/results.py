@@ -56,6 +56,8 @@ class MatchResult(msgspec.Struct, frozen=True, tag_field="type", tag="match"):
     sandbox: SandboxReport | None = None
     #: The names the bots gave in ``ready``; empty for a seat whose bot never became ready.
     names: dict[Seat, str] = msgspec.field(default_factory=dict)
+    #: Decisions asked of the bots (0 in files written before it was recorded).
+    decisions: int = 0
 
     def score_of(self, name: str) -> float:
         """1 for a win, 0 for a loss, 0.5 for a match nobody won."""
@@ -232,4 +234,5 @@ def result_of(job: MatchJob, outcome: object) -> MatchResult:
         number=job.number,
         sandbox=outcome.sandbox,
         names=outcome.names,
+        decisions=outcome.decisions,
     )

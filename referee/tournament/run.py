@@ -30,12 +30,15 @@ from pathlib import Path
 from types import FrameType
 from typing import Any, Final, ParamSpec, TypeVar
 
+import msgspec
 import trio
 
+from referee.rules.tiles import Seat
 from referee.runner import Terminated, interrupted, leaf_error, run_match
 from referee.sandbox.policy import SandboxPlan
 from referee.sandbox.policy import plan as plan_sandbox
 from referee.seating.pool import WarmPool, entrant_key
+from referee.settings import MatchSettings, SandboxSettings
 from referee.table import MatchOutcome
 from referee.tournament.plan import MatchJob
 from referee.tournament.results import MatchResult, result_of
@@ -101,8 +104,22 @@ async def _play_job(job: MatchJob) -> MatchOutcome:
 def _sandbox(job: MatchJob) -> SandboxPlan:
     """The sandbox for a match, decided where it is played (a Dask worker may be another
     machine, with other layers); the logs and the results file are the bots' secrets."""
-    secrets = [Path(job.log).parent, *map(Path, job.secrets)]
-    return plan_sandbox(job.sandbox, job.settings, job.commands, secrets)
+    limits = msgspec.structs.replace(job.settings, seed=0)
+    commands = tuple(job.commands.items())
+    secrets = (str(Path(job.log).parent), *job.secrets)
+    return _sandbox_for(job.sandbox, limits, commands, secrets)
+
+
+@functools.lru_cache(maxsize=64)
+def _sandbox_for(
+    sandbox: SandboxSettings,
+    limits: MatchSettings,
+    commands: tuple[tuple[Seat, str], ...],
+    secrets: tuple[str, ...],
+) -> SandboxPlan:
+    """Planned once per worker for each set of bots: it reads the bots' files (milliseconds),
+    and every match of a tournament between the same entrants gets the same answer."""
+    return plan_sandbox(sandbox, limits, dict(commands), [Path(path) for path in secrets])
 
 
 #: This thread's warm pool (see ``referee.seating.pool``: bots die with their thread), and

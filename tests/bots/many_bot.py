@@ -44,7 +44,9 @@ def main() -> None:
             view = message["view"]
             tell(view=view["seat"], hand_number=view["hand_number"], hand=view["hand"])
             legal = message["legal_actions"]
-            send({"type": "action", "id": message["id"], "action": legal[message["id"] % len(legal)]})
+            send(
+                {"type": "action", "id": message["id"], "action": legal[message["id"] % len(legal)]}
+            )
         elif kind == "match_end":
             ended += 1
             if args.exit_after and ended >= args.exit_after:
