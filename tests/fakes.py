@@ -320,6 +320,7 @@ class MatchRun:
     records: list[LogRecord]
     log: bytes
     bots: dict[Seat, FakeBot]
+    table: Table
 
     def of(self, kind: type[R]) -> list[R]:
         return [record for record in self.records if isinstance(record, kind)]
@@ -369,7 +370,7 @@ async def play_match(
                 await bot.done.wait()
         nursery.cancel_scope.cancel()
     log = buffer.getvalue()
-    return MatchRun(outcome=outcome, records=parse_log(log), log=log, bots=seated)
+    return MatchRun(outcome=outcome, records=parse_log(log), log=log, bots=seated, table=table)
 
 
 # -- checking a log against the engine --------------------------------------------------------

@@ -1,9 +1,11 @@
 """Plays many matches in one process (``ready.matches: "many"``), answering at once with
 ``legal[id % len(legal)]``, and tells on stderr — which goes to each match's own file — what
-each match showed it: its pid, the hello's seat, and every view's seat and hand.
+each match showed it: its pid, the hello's seat, what it found in its scratch directory
+(``TMPDIR``, where it leaves a file each match), and every view's seat and hand.
 
 ``--exit-after N`` exits after the N-th ``match_end``; ``--mute-after N`` stops answering
 after it (no ``ready`` to the next ``hello``): the two ways to misbehave between matches.
+``--burn S`` spends S seconds of CPU before each ``ready``.
 """
 
 from __future__ import annotations
@@ -20,10 +22,9 @@ def main() -> None:
     arguments = parser(__doc__)
     arguments.add_argument("--exit-after", type=int, default=0)
     arguments.add_argument("--mute-after", type=int, default=0)
-    arguments.add_argument("--sleep-start", type=float, default=0.0)
+    arguments.add_argument("--burn", type=float, default=0.0, help="CPU seconds per hello")
     arguments.add_argument("--marker", default="")
     args = setup(arguments)
-    time.sleep(args.sleep_start)
     ended = 0
     hellos = 0
 
@@ -38,7 +39,23 @@ def main() -> None:
             continue
         if kind == "hello":
             hellos += 1
-            tell(pid=os.getpid(), hello=hellos, seat=message["seat"], seed=message["seed"])
+            spent = time.process_time() + args.burn
+            while time.process_time() < spent:
+                pass
+            scratch = os.environ.get("TMPDIR")
+            left = None
+            if scratch:  # what the last match left there, then something for the next to find
+                left = sorted(os.listdir(scratch))
+                with open(os.path.join(scratch, f"left-by-match-{hellos}"), "w") as file:
+                    file.write("a secret\n")
+            tell(
+                pid=os.getpid(),
+                hello=hellos,
+                seat=message["seat"],
+                seed=message["seed"],
+                scratch=scratch,
+                left=left,
+            )
             send({"type": "ready", "name": "many", "matches": "many"})
         elif kind == "act":
             view = message["view"]

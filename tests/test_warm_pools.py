@@ -1,0 +1,223 @@
+"""Tournaments keep the processes of bots that play many matches: real tournaments of real
+bot processes (``tests/bots/many_bot.py`` tells on stderr what each match showed it)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from processes import referee, with_marker
+
+from referee.log import read_log
+from referee.records import BotReady, DealRecord, FaultRecord
+from referee.rules.tiles import Seat
+from referee.tournament.results import read_results
+from referee.verify import verify
+
+BOTS = Path(__file__).resolve().parent / "bots"
+
+
+def many(marker: str, *options: str) -> str:
+    return " ".join([sys.executable, str(BOTS / "many_bot.py"), "--marker", marker, *options])
+
+
+@dataclass
+class Seating:
+    """One seat of one match, as its bot told it on stderr."""
+
+    match_id: str
+    seat: Seat
+    hello: dict[str, Any]
+    views: list[dict[str, Any]]
+
+
+def seatings(logs: Path) -> list[Seating]:
+    found = []
+    for stderr in sorted(logs.glob("*.stderr")):
+        match_id, seat = stderr.name.removesuffix(".stderr").rsplit(".", 1)
+        lines = [json.loads(line) for line in stderr.read_text().splitlines()]
+        hellos = [line for line in lines if "hello" in line]
+        assert len(hellos) == 1, f"{stderr.name}: one hello per match and seat"
+        views = [line for line in lines if "view" in line]
+        found.append(Seating(match_id.removesuffix(".jsonl"), seat, hellos[0], views))  # type: ignore[arg-type]
+    return found
+
+
+def tournament(directory: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    result = referee(
+        "tournament", "--results", str(directory / "results.jsonl"), "--seed", "7", *args,
+        cwd=directory,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    return result
+
+
+@pytest.fixture(scope="module")
+def warm_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Two entrants, four seeds (eight matches), two workers."""
+    directory = tmp_path_factory.mktemp("warm")
+    marker = f"warm-{directory.name}"
+    tournament(directory, "--bot", f"a={many(marker)}", "--bot", f"b={many(marker)}",
+               "--seeds", "4", "--jobs", "2")  # fmt: skip
+    assert not with_marker(marker), "the tournament ended, and so did every kept bot"
+    return directory
+
+
+def test_a_kept_process_plays_several_matches_in_several_seats(warm_run: Path) -> None:
+    by_pid: dict[int, list[Seating]] = defaultdict(list)
+    for seating in seatings(warm_run / "logs"):
+        by_pid[seating.hello["pid"]].append(seating)
+    busiest = max(by_pid.values(), key=len)
+    assert len(busiest) >= 3
+    assert len({seating.seat for seating in busiest}) >= 2
+    assert len(by_pid) < 8 * 4, "processes were kept, not started for every seat"
+
+
+def test_each_match_shows_a_kept_process_its_own_seat_and_deals_only(warm_run: Path) -> None:
+    for seating in seatings(warm_run / "logs"):
+        log = read_log(warm_run / "logs" / f"{seating.match_id}.jsonl")
+        verify(log)
+        deals = {r.hand: r.hands for r in log.records if isinstance(r, DealRecord)}
+        (ready,) = [r for r in log.records if isinstance(r, BotReady) and r.seat == seating.seat]
+        assert seating.hello["seat"] == seating.seat
+        assert seating.hello["hello"] == ready.previous_matches + 1
+        assert ready.reused == (ready.previous_matches > 0)
+        assert seating.views, "the bot was asked to decide"
+        for view in seating.views:
+            assert view["view"] == seating.seat
+            dealt = {tuple(tile) for tile in deals[view["hand_number"]][seating.seat]}
+            assert {tuple(tile) for tile in view["hand"]} <= dealt
+
+
+def test_a_kept_processs_scratch_directory_is_emptied_between_matches(warm_run: Path) -> None:
+    scratch_of: dict[int, set[str]] = defaultdict(set)
+    for seating in seatings(warm_run / "logs"):
+        hello = seating.hello
+        if hello["scratch"] is None:
+            pytest.skip("bots have no scratch directory without the sandbox")
+        scratch_of[hello["pid"]].add(hello["scratch"])
+        assert hello["left"] == [], "what the last match left in TMPDIR is gone"
+    assert all(len(paths) == 1 for paths in scratch_of.values())
+
+
+def test_no_process_plays_both_legs_of_a_pair_or_two_seats_of_a_match(warm_run: Path) -> None:
+    legs: dict[int, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
+    seats_of_match: dict[str, list[int]] = defaultdict(list)
+    for seating in seatings(warm_run / "logs"):
+        pair, leg = seating.match_id.rsplit("~", 1)
+        legs[seating.hello["pid"]][pair].add(leg)
+        seats_of_match[seating.match_id].append(seating.hello["pid"])
+    assert any(len(pairs) > 1 for pairs in legs.values()), "some process played two pairs"
+    for pid, pairs in legs.items():
+        for pair, played in pairs.items():
+            assert len(played) == 1, f"process {pid} played both legs of {pair}"
+    for match_id, pids in seats_of_match.items():
+        assert len(pids) == 4 and len(set(pids)) == 4, match_id
+
+
+def test_fresh_bots_and_warm_pools_play_the_same_games(warm_run: Path, tmp_path: Path) -> None:
+    marker = f"fresh-{tmp_path.name}"
+    tournament(tmp_path, "--bot", f"a={many(marker)}", "--bot", f"b={many(marker)}",
+               "--seeds", "4", "--jobs", "2", "--fresh-bots")  # fmt: skip
+    _, fresh = read_results(tmp_path / "results.jsonl")
+    _, warm = read_results(warm_run / "results.jsonl")
+    assert {r.match_id: r.game_digest for r in fresh} == {r.match_id: r.game_digest for r in warm}
+    for result in fresh:
+        readies = [r for r in read_log(Path(result.log)).records if isinstance(r, BotReady)]
+        assert len(readies) == 4 and not any(ready.reused for ready in readies)
+
+
+@pytest.mark.parametrize(
+    ("misbehaviour", "reason"), [("--exit-after", "crashed"), ("--mute-after", "timeout")]
+)
+def test_a_bot_that_misbehaves_between_matches_is_restarted_and_charged_there(
+    tmp_path: Path, misbehaviour: str, reason: str
+) -> None:
+    marker = f"restart-{tmp_path.name}"
+    tournament(tmp_path, "--bot", f"a={many(marker, misbehaviour, '1')}",
+               "--bot", f"b={many(marker)}", "--seeds", "2", "--jobs", "1",
+               "--startup-timeout", "1")  # fmt: skip
+    assert not with_marker(marker)
+    _, results = read_results(tmp_path / "results.jsonl")
+    restarted = 0
+    for result in results:
+        log = read_log(Path(result.log))
+        verify(log)
+        assert result.end == "marks", "the match was played, by a fresh process"
+        for fault in (r for r in log.records if isinstance(r, FaultRecord)):
+            assert (fault.reason, fault.penalty) == (reason, "restart")
+            assert result.faults[fault.seat] == {reason: 1}
+            owner = result.first if fault.seat in "AC" else result.second
+            assert owner == "a"
+            (ready,) = [r for r in log.records if isinstance(r, BotReady) and r.seat == fault.seat]
+            assert not ready.reused
+            restarted += 1
+    assert restarted >= 2, "a's kept processes were lent again, and replaced"
+
+
+def _wait_for_reuse(logs: Path, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for log in logs.glob("*.jsonl"):
+            if '"reused":true' in log.read_text(errors="replace"):
+                return
+        time.sleep(0.05)
+    raise AssertionError("no process was reused")
+
+
+@pytest.mark.parametrize("how", ["ctrl-c", "kill -9"])
+def test_stopping_a_tournament_leaves_no_kept_bot(tmp_path: Path, how: str) -> None:
+    marker = f"stop-{tmp_path.name}"
+    bots = ["--bot", f"a={many(marker)}", "--bot", f"b={many(marker)}"]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "referee", "tournament", *bots, "--seeds", "2000", "--jobs", "2",
+         "--results", str(tmp_path / "results.jsonl")],
+        cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )  # fmt: skip
+    try:
+        _wait_for_reuse(tmp_path / "logs")
+        if how == "ctrl-c":
+            os.killpg(process.pid, signal.SIGINT)  # what the terminal sends the whole group
+            assert process.wait(timeout=30) != 0
+        else:
+            process.kill()  # the tournament alone: its workers must see it go
+            process.wait(timeout=30)
+        deadline = time.monotonic() + 10
+        while with_marker(marker) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not with_marker(marker)
+    finally:
+        for pid in with_marker(marker):
+            os.kill(pid, signal.SIGKILL)
+        with_group = [pid for pid in with_marker("referee") if os.getpgid(pid) == process.pid]
+        for pid in with_group:
+            os.kill(pid, signal.SIGKILL)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root can renew a kept bot's CPU bound")
+def test_a_kept_bots_cpu_bound_is_renewed_for_each_match(tmp_path: Path) -> None:
+    """0.7 s of CPU a match under a 2 s bound: the third match would pass the bound if it
+    counted the process's whole life."""
+    marker = f"cpu-{tmp_path.name}"
+    tournament(tmp_path, "--bot", f"a={many(marker, '--burn', '0.7')}",
+               "--bot", f"b={many(marker)}", "--seeds", "3", "--jobs", "1",
+               "--cpu-limit", "2")  # fmt: skip
+    _, results = read_results(tmp_path / "results.jsonl")
+    assert all(result.faults == {seat: {} for seat in "ABCD"} for result in results)
+    third = [
+        ready
+        for result in results
+        for ready in read_log(Path(result.log)).records
+        if isinstance(ready, BotReady) and ready.previous_matches == 2
+    ]
+    assert third, "some process played three matches"
