@@ -12,6 +12,7 @@ loses only the match it was playing: ``WorkerPool`` starts a new process in its 
 
 from __future__ import annotations
 
+import atexit
 import concurrent.futures as cf
 import functools
 import multiprocessing
@@ -131,6 +132,8 @@ _POOLS: list[WarmPool] = []
 def warm_pool() -> WarmPool:
     pool: WarmPool | None = getattr(_POOL, "pool", None)
     if pool is None:
+        if not _POOLS:  # a Dask worker, or a tournament played in this process
+            atexit.register(close_pools)
         pool = _POOL.pool = WarmPool()
         _POOLS.append(pool)
     return pool
