@@ -20,6 +20,7 @@ from processes import referee, with_marker
 from referee.log import read_log
 from referee.records import BotReady, DealRecord, FaultRecord
 from referee.rules.tiles import Seat
+from referee.table import bot_seed
 from referee.tournament.results import read_results
 from referee.verify import verify
 
@@ -89,6 +90,7 @@ def test_each_match_shows_a_kept_process_its_own_seat_and_deals_only(warm_run: P
         deals = {r.hand: r.hands for r in log.records if isinstance(r, DealRecord)}
         (ready,) = [r for r in log.records if isinstance(r, BotReady) and r.seat == seating.seat]
         assert seating.hello["seat"] == seating.seat
+        assert seating.hello["seed"] == bot_seed(log.header.seed, seating.seat)
         assert seating.hello["hello"] == ready.previous_matches + 1
         assert ready.reused == (ready.previous_matches > 0)
         assert seating.views, "the bot was asked to decide"
