@@ -35,6 +35,8 @@ if TYPE_CHECKING:
 EXIT_GRACE: Final = 0.5
 #: Seconds between SIGTERM and SIGKILL to the bot's process group.
 TERM_GRACE: Final = 0.5
+#: Reads of 64 KiB dropped unread from a kept bot before its next match, at most.
+_UNREAD_CHUNKS: Final = 16
 
 
 class StderrSink:
@@ -221,9 +223,10 @@ class BotProcess:
         """A connection for this bot's next match. For a kept bot whatever it wrote since its
         last match is dropped unread first: only lines written after the new ``hello`` count
         (a late answer to the last match must not be judged in this one)."""
-        with suppress(OSError):
-            while os.read(self.stdout.fileno(), 65536):
-                pass  # stops at end of output, or (BlockingIOError) at nothing more to read
+        with suppress(OSError):  # BlockingIOError: nothing more to read now
+            for _ in range(_UNREAD_CHUNKS):  # a bot that never stops writing is judged instead
+                if not os.read(self.stdout.fileno(), 65536):
+                    break  # end of output: the match will find the bot gone
         return BotConnection(self.seat, self.stdin, self.stdout, max_line_bytes)
 
     def next_match(self, seat: Seat, stderr_path: Path | None, stderr_limit: int) -> None:

@@ -223,3 +223,16 @@ def test_a_kept_bots_cpu_bound_is_renewed_for_each_match(tmp_path: Path) -> None
         if isinstance(ready, BotReady) and ready.previous_matches == 2
     ]
     assert third, "some process played three matches"
+
+
+def test_what_a_kept_bot_wrote_between_matches_is_not_judged_in_the_next(tmp_path: Path) -> None:
+    marker = f"late-{tmp_path.name}"
+    tournament(tmp_path, "--bot", f"a={many(marker, '--late-answer')}",
+               "--bot", f"b={many(marker)}", "--seeds", "2", "--jobs", "1")  # fmt: skip
+    _, results = read_results(tmp_path / "results.jsonl")
+    reused = 0
+    for result in results:
+        assert result.faults == {seat: {} for seat in "ABCD"}
+        log = read_log(Path(result.log))
+        reused += sum(1 for r in log.records if isinstance(r, BotReady) and r.reused)
+    assert reused, "kept processes were lent"

@@ -5,7 +5,8 @@ each match showed it: its pid, the hello's seat, what it found in its scratch di
 
 ``--exit-after N`` exits after the N-th ``match_end``; ``--mute-after N`` stops answering
 after it (no ``ready`` to the next ``hello``): the two ways to misbehave between matches.
-``--burn S`` spends S seconds of CPU before each ``ready``.
+``--burn S`` spends S seconds of CPU before each ``ready``; ``--late-answer`` writes an
+answer after each ``match_end``.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ def main() -> None:
     arguments = parser(__doc__)
     arguments.add_argument("--exit-after", type=int, default=0)
     arguments.add_argument("--mute-after", type=int, default=0)
+    arguments.add_argument("--late-answer", action="store_true", help="answer after match_end")
     arguments.add_argument("--burn", type=float, default=0.0, help="CPU seconds per hello")
     arguments.add_argument("--marker", default="")
     args = setup(arguments)
@@ -66,6 +68,8 @@ def main() -> None:
             )
         elif kind == "match_end":
             ended += 1
+            if args.late_answer:  # as if it were still thinking about the last decision
+                send({"type": "action", "id": 1, "action": {"type": "pass"}})
             if args.exit_after and ended >= args.exit_after:
                 return
 
