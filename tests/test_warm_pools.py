@@ -236,3 +236,22 @@ def test_what_a_kept_bot_wrote_between_matches_is_not_judged_in_the_next(tmp_pat
         log = read_log(Path(result.log))
         reused += sum(1 for r in log.records if isinstance(r, BotReady) and r.reused)
     assert reused, "kept processes were lent"
+
+
+def test_dask_workers_keep_bots_warm_and_leave_none_behind(tmp_path: Path) -> None:
+    pytest.importorskip("distributed")
+    marker = f"dask-{tmp_path.name}"
+    tournament(tmp_path, "--bot", f"a={many(marker)}", "--bot", f"b={many(marker)}",
+               "--seeds", "3", "--jobs", "1", "--dask", "local")  # fmt: skip
+    _, results = read_results(tmp_path / "results.jsonl")
+    readies = [
+        ready
+        for result in results
+        for ready in read_log(Path(result.log)).records
+        if isinstance(ready, BotReady)
+    ]
+    assert len(readies) == 24 and any(ready.reused for ready in readies)
+    deadline = time.monotonic() + 10
+    while with_marker(marker) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not with_marker(marker)
