@@ -4,7 +4,9 @@
 //
 // Protocol (see protocol/PROTOCOL.md): one JSON object per line on stdin; answer `hello` with
 // `ready` and every `act` with an `action` carrying the same `id` and one element of
-// `legal_actions`, verbatim. Ignore any other message or field.
+// `legal_actions`, verbatim. Ignore any other message or field. It says "matches": "many":
+// after `match_end` a tournament may send another `hello` (a new match, perhaps another
+// seat), so it reads on until the end of its input.
 //
 // Run it: referee match "node example_bots/random_bot.js" "python3 example_bots/random_bot.py"
 
@@ -50,8 +52,9 @@ input.on("line", (line) => {
     return;
   }
   if (message.type === "hello") {
+    // Each match starts here: all the bot keeps is its PRNG, seeded anew from this hello.
     random = mulberry32(seedFrom(line, message)); // the referee's seed makes the bot reproducible
-    send({ type: "ready", name: "random-js" });
+    send({ type: "ready", name: "random-js", matches: "many" });
   } else if (message.type === "act") {
     const legal = message.legal_actions;
     if (!Array.isArray(legal) || legal.length === 0) {
@@ -59,10 +62,8 @@ input.on("line", (line) => {
     }
     const action = legal[Math.floor(random() * legal.length)];
     send({ type: "action", id: message.id, action: action });
-  } else if (message.type === "match_end") {
-    input.close();
   }
-  // hand_end, rejected, and message types added later need no answer.
+  // hand_end, match_end, rejected, and message types added later need no answer.
 });
 
-input.on("close", () => process.exit(0)); // match_end or end of input
+input.on("close", () => process.exit(0)); // the end of input
