@@ -6,8 +6,10 @@ decision arrives typed — the seat's ``View``, the legal actions as the engine'
 (``Pass()``, ``Bid(31)``, ``DeclareTrump(6)``, ``Play(Tile(3, 5))``) and ``decision.seen``,
 what the seat has seen of the hand (every tile played, the suits each seat showed out of).
 Run it with the referee's Python (``.venv/bin/python example_bots/heuristic_bot.py``). No
-randomness: the same messages always get the same answers, whatever the ``hello`` seed. It is
-meant to be read and copied:
+randomness and nothing kept between decisions but what the kit keeps: the same messages always
+get the same answers, whatever the ``hello`` seed, and match after match in one process (the
+kit says ``"matches": "many"`` and starts each match afresh at its ``hello``). It is meant to
+be read and copied:
 
 - **Bidding** (`choose_bid`): for each possible trump it estimates the tricks the hand should
   take (top trumps, long trumps, off-suit doubles and the tiles right under them) and turns

@@ -71,7 +71,7 @@ def first(decision: Decision) -> Action:
 def test_hello_is_answered_with_ready_and_acts_with_their_id() -> None:
     answers, err = play(lambda d: Bid(31), [HELLO, act(4)])
     assert answers == [
-        {"type": "ready", "name": "test"},
+        {"type": "ready", "name": "test", "matches": "many"},
         {"type": "action", "id": 4, "action": {"type": "bid", "points": 31}},
     ]
     assert err == ""
@@ -182,6 +182,7 @@ def test_hooks_get_typed_hand_and_match_ends_and_the_loop_stops() -> None:
         [HELLO, hand_end, match_end, act(9)],  # nothing is read after match_end
         on_hand_end=got.append,
         on_match_end=got.append,
+        matches="one",
     )
     assert len(answers) == 1
     assert isinstance(got[0], HandOver) and got[0].review.result.outcome == "passed"
@@ -199,7 +200,7 @@ def test_a_failing_hook_is_logged() -> None:
 
 def test_eof_ends_the_loop() -> None:
     answers, _ = play(first, [HELLO])
-    assert answers == [{"type": "ready", "name": "test"}]
+    assert answers == [{"type": "ready", "name": "test", "matches": "many"}]
 
 
 def test_a_malformed_act_still_gets_an_answer() -> None:

@@ -12,12 +12,12 @@ A complete bot::
 
 ``run`` answers ``hello`` and every ``act`` (with the right ``id``, flushed), logs rejections,
 survives a failing strategy (it answers the first legal action and prints the traceback on
-stderr), ignores messages, fields and events it does not know, and returns at ``match_end``
-or EOF. ``decision.seen`` is the seat's information about the hand (its tiles, every public
-action, the tiles still hidden, the suits each seat showed out of), and
-``decision.hand_so_far()`` a ``referee.rules.Hand`` rebuilt from it with the hidden tiles
-dealt at random consistently with all of that — for PIMC-style search. See
-``example_bots/README.md``.
+stderr), ignores messages, fields and events it does not know, and plays match after match
+(it says ``"matches": "many"``; each ``hello`` starts afresh) until EOF. ``decision.seen``
+is the seat's information about the hand (its tiles, every public action, the tiles still
+hidden, the suits each seat showed out of), and ``decision.hand_so_far()`` a
+``referee.rules.Hand`` rebuilt from it with the hidden tiles dealt at random consistently
+with all of that — for PIMC-style search. See ``example_bots/README.md``.
 """
 
 from referee.bot.decode import UnknownType, lenient

@@ -7,6 +7,14 @@ to ``hello``, and to each ``act`` the action ``strategy(decision)`` returns, wit
 hooks, unknown messages, fields and events are ignored, and a strategy that raises or returns
 something that is not one of ``legal_actions`` is answered with the first legal action and a
 line on stderr. ``Bot`` is the same loop one line at a time, for tests and in-process play.
+
+A kit bot says ``"matches": "many"`` by default: it plays match after match in one process,
+and a tournament saves its start-up (the interpreter, ``referee`` and msgspec imported) for
+every match after the first. That is safe because everything the kit keeps — the ``hello``,
+``rng``, the hand history behind ``Decision.seen``, a pending rejection — is made anew at
+each ``hello``, so a strategy that decides from its ``Decision`` plays each match exactly as
+a fresh process would. A bot that keeps state of its own across decisions resets it in
+``on_match_end``, or passes ``matches="one"`` to be started fresh for every match.
 """
 
 from __future__ import annotations
@@ -24,7 +32,7 @@ import msgspec
 
 from referee.bot.decode import UnknownType, lenient
 from referee.bot.seen import HandHistory, Seen
-from referee.messages import Forced
+from referee.messages import Forced, Matches
 from referee.rules.actions import Action
 from referee.rules.events import Acted, HandStarted, TrickTaken
 from referee.rules.hand import Hand
@@ -156,17 +164,20 @@ class Bot:
         on_hand_end: Callable[[HandOver], object] | None = None,
         on_match_end: Callable[[MatchOver], object] | None = None,
         log: TextIO | None = None,
+        matches: Matches = "many",
     ) -> None:
         self.strategy = strategy
         self.name = name
         self.on_hand_end = on_hand_end
         self.on_match_end = on_match_end
         self.log = log
+        #: What ``ready`` says: ``many`` (read on after ``match_end``) or ``one``.
+        self.matches: Matches = matches
         self.hello: Hello | None = None
         self.rng = random.Random()
         self.history = HandHistory()
         self.rejection: Rejection | None = None
-        #: True once ``match_end`` has been read: the loop stops.
+        #: True once ``match_end`` has been read by a bot that said ``one``: the loop stops.
         self.finished = False
 
     def say(self, text: str) -> None:
@@ -200,7 +211,7 @@ class Bot:
         except Exception:  # a message this kit cannot read: say why, answer if it must
             self.say(f"could not handle a {kind!r} message:\n{traceback.format_exc()}")
             if kind == "hello":
-                return _line({"type": "ready", "name": self.name})
+                return self._ready()
             legal = message.get("legal_actions")
             if kind == "act" and isinstance(legal, list) and legal:
                 return _line({"type": "action", "id": message.get("id"), "action": legal[0]})
@@ -209,9 +220,15 @@ class Bot:
     # -- each message ----------------------------------------------------------------------
 
     def _hello(self, message: dict[str, Any]) -> str:
+        """A new match: nothing of an earlier one is kept (seat, seed, hands, a rejection)."""
+        self.hello = None  # not the last match's, should this one fail to decode
+        self.history, self.rejection = HandHistory(), None
         self.hello = lenient(message, Hello)
         self.rng.seed(self.hello.seed)
-        return _line({"type": "ready", "name": self.name})
+        return self._ready()
+
+    def _ready(self) -> str:
+        return _line({"type": "ready", "name": self.name, "matches": self.matches})
 
     def _events(self, message: dict[str, Any]) -> tuple[list[KnownEvent], list[Any]]:
         known: list[KnownEvent] = []
@@ -291,7 +308,7 @@ class Bot:
             self._hook(self.on_hand_end, over)
 
     def _match_end(self, message: dict[str, Any]) -> None:
-        self.finished = True
+        self.finished = self.matches == "one"
         self._events(message)
         if self.on_match_end is not None:
             self._hook(self.on_match_end, lenient(message, MatchOver))
@@ -309,15 +326,25 @@ def run(
     *,
     on_hand_end: Callable[[HandOver], object] | None = None,
     on_match_end: Callable[[MatchOver], object] | None = None,
+    matches: Matches = "many",
     stdin: Iterable[str] | None = None,
     stdout: TextIO | None = None,
     stderr: TextIO | None = None,
 ) -> None:
-    """Play a match: read the referee's lines, answer them, return after ``match_end`` or EOF.
+    """Play matches: read the referee's lines and answer them until EOF (``matches="one"``:
+    return after the first ``match_end``). See the module's docstring for why ``many`` is
+    the default.
 
     ``stdin``, ``stdout`` and ``stderr`` default to the process's; tests pass their own.
     """
-    bot = Bot(strategy, name, on_hand_end=on_hand_end, on_match_end=on_match_end, log=stderr)
+    bot = Bot(
+        strategy,
+        name,
+        on_hand_end=on_hand_end,
+        on_match_end=on_match_end,
+        log=stderr,
+        matches=matches,
+    )
     lines = sys.stdin if stdin is None else stdin
     for line in lines:
         answer = bot.handle(line)
