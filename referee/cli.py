@@ -401,7 +401,9 @@ def check_bot_command(
     match: Annotated[
         bool,
         typer.Option(
-            "--match/--no-match", help="End with a full match against the bundled random bot."
+            "--match/--no-match",
+            help="Play whole matches: one against the bundled random bot, and two in one"
+            ' process for a bot that says "matches": "many".',
         ),
     ] = True,
     json_output: Annotated[

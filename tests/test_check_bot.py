@@ -71,6 +71,7 @@ BROKEN = [
     pytest.param(["old_id_bot.py"], "rejected", None, id="old-id-after-rejected"),
     pytest.param(["strict_fields_bot.py"], "unknown_fields", None, id="dies-on-unknown-field"),
     pytest.param(["no_exit_bot.py"], "exit", None, id="does-not-exit"),
+    pytest.param(["many_exit_bot.py"], "matches", None, id="says-many-but-exits"),
     pytest.param(["junk_stdout_bot.py"], "stdout", None, id="junk-on-stdout"),
     pytest.param(["unflushed_bot.py"], "flush", QUICK, id="does-not-flush"),
     pytest.param(["no_follow_bot.py"], "playing", None, id="does-not-follow-suit"),
@@ -117,7 +118,8 @@ def test_the_report_is_json() -> None:
     report = check_bot(python(BUNDLED_BOTS / "random_bot.py"), match=False)
     again = msgspec.json.decode(msgspec.json.encode(report), type=CheckReport)
     assert again == report
-    assert report.ok and statuses(report, "skipped") == {"match"}  # --no-match: no failure
+    # --no-match: no whole match (nor the two a "many" bot plays), and no failure
+    assert report.ok and statuses(report, "skipped") == {"matches", "match"}
     lines = report_lines(report, width=100)
     table = lines[: -len(summary_lines(report))]
     assert all(len(line) <= 100 for line in table)
@@ -160,6 +162,36 @@ def test_percentile() -> None:
     values = [float(v) for v in range(1, 101)]
     assert percentile(values, 0.5) == 50 and percentile(values, 0.99) == 99
     assert percentile([3.0], 0.99) == 3.0
+
+
+def test_a_many_bot_that_exits_after_match_end_is_told_so() -> None:
+    report = check_bot(python(BOTS / "many_exit_bot.py"))
+    check = next(check for check in report.checks if check.name == "matches")
+    assert check.status == "failed"
+    assert check.detail == (
+        'ready said "matches": "many", but the second hello (seat B, after match 1\'s'
+        " match_end) got no ready: it exited with status 0"
+    )
+    assert check.fix.startswith("After match_end a bot whose ready says")  # not a crash
+    assert '(PROTOCOL.md: "Playing many matches in one process")' in check.fix
+
+
+def test_a_many_bot_plays_two_matches_in_one_process() -> None:
+    report = check_bot(python(BUNDLED_BOTS / "random_bot.py"))
+    check = next(check for check in report.checks if check.name == "matches")
+    assert check.status == "passed", check.detail
+    assert check.detail.startswith(
+        'ready said "many": one process played match 1 (seat A, seed 1): '
+    )
+    assert "then after a second hello match 2 (seat B, seed 2): " in check.detail
+    assert "no fault; it exited " in check.detail
+
+
+def test_a_one_bot_is_told_it_is_started_fresh_for_each_match() -> None:
+    report = check_bot(python(BOTS / "twice_bot.py"), match=False)  # its ready says no more
+    check = next(check for check in report.checks if check.name == "matches")
+    assert check.status == "passed" and report.ok
+    assert "it is started fresh for each match" in check.detail
 
 
 def test_a_bot_that_answers_twice_conforms_as_the_referee_says() -> None:

@@ -8,6 +8,7 @@ run one after another, so a decision's time is the bot's alone.
 
 from __future__ import annotations
 
+import re
 import shlex
 import sys
 import tempfile
@@ -18,18 +19,21 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Final
 
+import msgspec
 import trio
 
 from referee.errors import BotStartFailed
 from referee.log import read_log
 from referee.messages import ActionAnswer, Ready, Rejected, encode_line
-from referee.records import MoveRecord, split_counts
-from referee.rules import SEATS, Action
+from referee.records import BotReady, LogRecord, MoveRecord, split_counts
+from referee.rules import SEATS, Action, Seat
 from referee.runner import BUNDLED_BOTS, run_match, stderr_path
 from referee.sandbox.policy import SandboxPlan, plan
 from referee.settings import MatchLimits, MatchSettings, SandboxSettings
+from referee.table import MatchOutcome
 
 from . import script as scripts
+from .opponents import play_among_random_bots
 from .report import CHECKS, SPECS, Check, CheckReport, DecisionTimes, Status
 from .script import SEAT, Script, extended, first_legal, future_fields, unknown_event
 from .session import Answer, Findings, Session, cut, percentile, started
@@ -38,6 +42,10 @@ from .session import Answer, Findings, Session, cut, percentile, started
 EXIT_LIMIT: Final = 2.0
 #: The bundled bot in the other seats of the match.
 RANDOM_BOT: Final = shlex.join([sys.executable, str(BUNDLED_BOTS / "random_bot.py")])
+#: The seat of a ``many`` bot's second match (its first is in ``SEAT``): the other side too.
+SECOND_SEAT: Final[Seat] = "B"
+#: The checks that play whole matches, which ``match=False`` (``--no-match``) leaves out.
+WHOLE_MATCHES: Final = frozenset({"matches", "match"})
 
 
 @dataclass(frozen=True)
@@ -148,10 +156,11 @@ def expect(answer: Answer, act_id: int, script: Script, *, legal: bool) -> Actio
 
 
 def _fix(advice: str, verdict: Verdict) -> str:
-    """The check's own advice, and first of all, when the bot died, where to see why."""
+    """The check's own advice, and first of all, when the bot died, where to see why (an
+    exit with status 0 was the bot's own idea: the advice says what it should have done)."""
     if verdict.status != "failed":
         return ""
-    if "exited with status" in verdict.detail or "killed by" in verdict.detail:
+    if re.search(r"exited with status [1-9]", verdict.detail) or "killed by" in verdict.detail:
         return f"The bot exited here: its stderr (in the detail) says why. {advice}"
     return advice
 
@@ -262,18 +271,23 @@ async def exit_check(session: Session, context: Context) -> Verdict:
     failed = await session.send(encode_line(script.hand_end) + encode_line(end))
     if failed is not None:
         raise _failed(f"hand_end and match_end could not be written: {failed.text}")
-    sent = trio.current_time()
+    took = await _exits(session, trio.current_time(), "match_end")
+    return Verdict("passed", f"exited with status 0, {_ms(took)} after match_end")
+
+
+async def _exits(session: Session, sent: float, what: str) -> float:
+    """Close the bot's input, ``what`` having been sent at ``sent``: the seconds from then to
+    its exit with status 0, or ``Stop``."""
     await session.close_input()
-    await session.read_rest(sent + EXIT_LIMIT, "after match_end")
+    await session.read_rest(sent + EXIT_LIMIT, f"after {what}")
     with trio.move_on_at(sent + EXIT_LIMIT):
         await session.bot.process.wait()
     code = session.bot.process.returncode
-    took = trio.current_time() - sent
     if code is None:
-        raise _failed(f"still running {EXIT_LIMIT:g} s after match_end and the end of its input")
+        raise _failed(f"still running {EXIT_LIMIT:g} s after {what} and the end of its input")
     if code != 0:
-        raise _failed(f"after match_end it {await session.ending()}")
-    return Verdict("passed", f"exited with status 0, {_ms(took)} after match_end")
+        raise _failed(f"after {what} it {await session.ending()}")
+    return trio.current_time() - sent
 
 
 Conversation = Callable[[Session, Context], Awaitable[Verdict]]
@@ -309,28 +323,112 @@ async def converse(context: Context, conversation: Conversation) -> Verdict:
         return Verdict("failed", f"its sandbox could not be made: {exc.strerror or exc}")
 
 
-async def startup(context: Context) -> tuple[Verdict, str | None, float | None, bool]:
-    """hello -> ready: the verdict, the bot's name, the seconds from its start to its ready,
-    and whether it answered hello at all (a refused ready is an answer)."""
+async def startup(context: Context) -> tuple[Verdict, Ready | None, float | None, bool]:
+    """hello -> ready: the verdict, the valid ready (None without one), the seconds from the
+    bot's start to its ready, and whether it answered hello at all (a refused ready is an
+    answer)."""
     began = trio.current_time()
-    name: str | None = None
+    ready: Ready | None = None
     seconds: float | None = None
     responded = False
 
     async def talk(session: Session, context: Context) -> Verdict:
-        nonlocal name, seconds, responded
+        nonlocal ready, seconds, responded
         answer = await greet(session, context)
         responded = True
         limit = context.settings.startup_timeout
         if answer.kind == "malformed":
             raise _failed(f"hello: {answer.text}")
         assert type(answer.message) is Ready
-        name, seconds = answer.message.name, trio.current_time() - began
+        ready, seconds = answer.message, trio.current_time() - began
         if seconds > limit:
             raise _failed(f"ready after {seconds:.2f} s, over the {limit:g} s start-up limit")
         return Verdict("passed", f"{answer.text} {_ms(seconds)} after its start")
 
-    return await converse(context, talk), name, seconds, responded
+    return await converse(context, talk), ready, seconds, responded
+
+
+def _seat_times(records: list[LogRecord], seat: Seat, findings: Findings) -> None:
+    """The seat's decision times in a logged match, into ``findings`` (forced moves left out)."""
+    for record in records:
+        if type(record) is MoveRecord and record.seat == seat and not record.forced:
+            latency = None if record.timing is None else record.timing.latency_ms
+            if latency is not None:
+                findings.decisions.append(latency / 1000)
+
+
+def _trouble(outcome: MatchOutcome, seat: Seat) -> str | None:
+    """What went wrong for ``seat`` in a match — a fault (refused and ignored answers are
+    not faults), or an end that is no result — or None."""
+    faults = split_counts(outcome.faults)[0][seat]
+    summary = f"{outcome.hands} hands, {outcome.end}: {outcome.detail}"
+    if faults:
+        counts = ", ".join(f"{kind} x{count}" for kind, count in sorted(faults.items()))
+        return f"faults of seat {seat}: {counts} ({summary})"
+    if outcome.end not in ("marks", "max_hands"):
+        return summary
+    return None
+
+
+async def two_matches(session: Session, context: Context) -> Verdict:
+    """Match 1 in ``SEAT``, then a second ``hello`` for ``SECOND_SEAT`` and match 2, in one
+    process, each at a real table among random bots; then the end of its input."""
+    first = context.settings.seed
+    played: list[str] = []
+    ended = 0.0
+    for number, seat in enumerate((SEAT, SECOND_SEAT), start=1):
+        settings = msgspec.structs.replace(context.settings, seed=(first + number - 1) % 2**64)
+        where = f"match {number} (seat {seat}, seed {settings.seed})"
+        match = await play_among_random_bots(
+            settings,
+            seat,
+            session.connection,
+            context.command,
+            context.sandbox.report,
+            session.bot.explain,
+        )
+        ended = trio.current_time()
+        _seat_times(match.records, seat, context.findings)
+        outcome = match.outcome
+        answered = any(type(r) is BotReady and r.seat == seat for r in match.records)
+        if number == 2 and not answered:
+            forfeit = outcome.forfeit
+            assert forfeit is not None  # a seat without ready forfeits its start
+            if session.bot.process.returncode is None:
+                what = f"{forfeit.reason}: {forfeit.detail}"
+            else:
+                what = f"it {await session.ending()}"
+            raise _failed(
+                f'ready said "matches": "many", but the second hello (seat {SECOND_SEAT}, after'
+                f" match 1's match_end) got no ready: {what}"
+            )
+        trouble = _trouble(outcome, seat)
+        if trouble is not None:
+            raise _failed(f"{where}: {trouble}")
+        played.append(f"{where}: {outcome.hands} hands, {outcome.end}")
+    took = await _exits(session, ended, "match 2's match_end")
+    return Verdict(
+        "passed",
+        f'ready said "many": one process played {played[0]}, then after a second hello'
+        f" {played[1]}, no fault; it exited {_ms(took)} after the end of its input",
+    )
+
+
+async def matches_check(context: Context, ready: Ready | None, match: bool) -> Verdict:
+    """What ``ready`` said about reuse, checked: ``many`` plays two whole matches in one
+    process (unless ``match`` is off: no whole matches); ``one`` is started fresh for each
+    (the ``exit`` check covers its end)."""
+    if ready is None:
+        return Verdict("skipped", "not run: no valid ready said how many matches it plays")
+    if ready.matches == "one":
+        return Verdict(
+            "passed",
+            'ready says "matches": "one" (the default): it is started fresh for each match and'
+            " closed after it, as the exit check expects",
+        )
+    if not match:
+        return Verdict("skipped", 'not asked for: ready said "many", checked by two matches')
+    return await converse(context, two_matches)
 
 
 async def match_check(context: Context) -> Verdict:
@@ -345,24 +443,16 @@ async def match_check(context: Context) -> Verdict:
             records = read_log(log).records
         except Exception:  # the outcome below says what went wrong
             records = []
-        for record in records:
-            timing = record.timing if type(record) is MoveRecord else None
-            if timing is not None and timing.latency_ms is not None:
-                assert type(record) is MoveRecord
-                if record.seat == SEAT and not record.forced:
-                    context.findings.decisions.append(timing.latency_ms / 1000)
+        _seat_times(records, SEAT, context.findings)
         stderr = stderr_path(log, SEAT)
         tail = ""
         if stderr.exists():
             lines = [line for line in stderr.read_text(errors="replace").splitlines() if line]
             tail = f"; its stderr ends: {cut(lines[-1])}" if lines else ""
-    faults = split_counts(outcome.faults)[0][SEAT]  # refused and ignored answers are not faults
+    trouble = _trouble(outcome, SEAT)
+    if trouble is not None:
+        return Verdict("failed", trouble + tail)
     summary = f"{outcome.hands} hands, {outcome.end}: {outcome.detail}"
-    if faults:
-        counts = ", ".join(f"{kind} x{count}" for kind, count in sorted(faults.items()))
-        return Verdict("failed", f"faults of seat A: {counts} ({summary}){tail}")
-    if outcome.end not in ("marks", "max_hands"):
-        return Verdict("failed", summary + tail)
     return Verdict("passed", f"seed {context.settings.seed}, {summary}, no fault")
 
 
@@ -401,14 +491,16 @@ async def check_bot_async(
     everywhere = dict.fromkeys(SEATS, command)
     context = Context(command, plan(sandbox_settings, settings, everywhere), settings, Findings())
     verdicts: dict[str, Verdict] = {}
-    verdicts["startup"], name, startup_seconds, began = await startup(context)
-    for check, conversation in CONVERSATIONS.items():
-        if began:
+    verdicts["startup"], ready, startup_seconds, began = await startup(context)
+    if began:
+        for check, conversation in CONVERSATIONS.items():
             verdicts[check] = await converse(context, conversation)
-        else:
-            why = "its ready stayed in its output buffer (see flush)"
-            if verdicts["startup"].status != "skipped":
-                why = "the bot did not answer hello"
+        verdicts["matches"] = await matches_check(context, ready, match)
+    else:
+        why = "its ready stayed in its output buffer (see flush)"
+        if verdicts["startup"].status != "skipped":
+            why = "the bot did not answer hello"
+        for check in (*CONVERSATIONS, "matches"):
             verdicts[check] = Verdict("skipped", f"not run: {why}")
     answered = began or bool(context.findings.decisions)
     verdicts.update(_spanning(context.findings, answered))
@@ -431,11 +523,12 @@ async def check_bot_async(
     times = [seconds * 1000 for seconds in context.findings.decisions]
     return CheckReport(
         command=command,
-        # A match left out on purpose (--no-match) is no failure; one skipped for a failure is.
+        # Matches left out on purpose (--no-match) are no failure; skipped for a failure they are.
         ok=all(
-            check.status == "passed" or (check.name == "match" and not match) for check in checks
+            check.status == "passed" or (check.name in WHOLE_MATCHES and not match)
+            for check in checks
         ),
-        name=name,
+        name=None if ready is None else ready.name,
         startup_ms=None if startup_seconds is None else startup_seconds * 1000,
         decisions=DecisionTimes(
             count=len(times),
@@ -460,12 +553,13 @@ def check_bot(
     """Check that ``command`` speaks the protocol: start it sandboxed as a match would (with
     ``sandbox`` and the bounds and timeouts of ``limits``), run every scripted conversation,
     then — when they all pass and ``match`` — a real match against the bundled random bot
-    (seed ``seed``). Raises ``SandboxRefused`` under ``--sandbox strict`` when a layer is
-    missing, like ``referee match``."""
+    (seed ``seed``); a bot whose ``ready`` says ``"matches": "many"`` plays two more in one
+    process (seeds ``seed`` and ``seed + 1``) when ``match``. Raises ``SandboxRefused`` under
+    ``--sandbox strict`` when a layer is missing, like ``referee match``."""
     return trio.run(
         partial(check_bot_async, command, sandbox=sandbox, limits=limits, seed=seed, match=match)
     )
 
 
-assert set(SPECS) == {"startup", *CONVERSATIONS, "single_line", "flush", "move_time", "stdout",
-                      "match"}  # fmt: skip
+assert set(SPECS) == {"startup", *CONVERSATIONS, "matches", "single_line", "flush", "move_time",
+                      "stdout", "match"}  # fmt: skip

@@ -119,6 +119,14 @@ CHECKS: Final[tuple[CheckSpec, ...]] = (
         f' ({_T}: "match_end" and "Processes and the sandbox").',
     ),
     CheckSpec(
+        "matches",
+        'with "matches": "many" in ready: a second match, in another seat, in the same process',
+        'After match_end a bot whose ready says "matches": "many" must read on: a new hello'
+        " starts a new match (another seat, seed and limits: forget the last match) and the"
+        ' end of input means exit at once. Or leave "matches" out, and be started fresh for'
+        f' each match ({_T}: "Playing many matches in one process").',
+    ),
+    CheckSpec(
         "single_line",
         "every message is one line",
         "Write each message as one line of compact JSON ended by \\n, never pretty-printed"

@@ -1,0 +1,82 @@
+"""A real ``Table`` with the checked bot's connection in one seat and random bots in the
+others, run in this process (the kit's loop over socket pairs): the ``matches`` check plays
+two such matches over one process of the bot, as a tournament that keeps it would."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Final
+
+import trio
+
+from referee.bot import Bot, Decision
+from referee.connection import BotConnection
+from referee.errors import BotFault
+from referee.log import LogWriter, parse_log
+from referee.records import LogRecord
+from referee.rules import SEATS, Action, Seat
+from referee.sandbox.policy import SandboxReport
+from referee.settings import MatchSettings
+from referee.table import MatchOutcome, Table
+
+#: The command the other seats are logged with.
+OPPONENT: Final = "check-bot's random bot (in process)"
+
+
+def _random(decision: Decision) -> Action:
+    return decision.rng.choice(decision.legal_actions)
+
+
+async def _serve(stream: trio.SocketStream) -> None:
+    """Answer the table's lines as a bot process would, until cancelled."""
+    bot = Bot(_random, "random", log=io.StringIO())
+    pending = b""
+    while data := await stream.receive_some():
+        *lines, pending = (pending + data).split(b"\n")
+        for line in lines:
+            answer = bot.handle(line)
+            if answer is not None:
+                await stream.send_all(answer.encode())
+
+
+@dataclass(frozen=True)
+class Played:
+    outcome: MatchOutcome
+    records: list[LogRecord]
+
+
+async def play_among_random_bots(
+    settings: MatchSettings,
+    seat: Seat,
+    connection: BotConnection,
+    command: str,
+    sandbox: SandboxReport,
+    explain: Callable[[BotFault], Awaitable[BotFault]],
+) -> Played:
+    """One match with ``connection`` in ``seat``; the connection stays open after it."""
+    connections = {seat: connection}
+    commands = dict.fromkeys(SEATS, OPPONENT) | {seat: command}
+    streams: list[trio.SocketStream] = []
+    log = io.BytesIO()
+
+    async def explained(_: Seat, fault: BotFault) -> BotFault:
+        return await explain(fault)  # only the checked bot can go away
+
+    try:
+        async with trio.open_nursery() as nursery:
+            for other in SEATS:
+                if other != seat:
+                    ours, theirs = (trio.SocketStream(s) for s in trio.socket.socketpair())
+                    streams += [ours, theirs]
+                    nursery.start_soon(_serve, theirs)
+                    connections[other] = BotConnection(other, ours, ours, settings.max_line_bytes)
+            table = Table(settings, connections, LogWriter(log), commands, None, sandbox, explained)
+            outcome = await table.play()
+            nursery.cancel_scope.cancel()
+    finally:
+        with trio.CancelScope(shield=True):
+            for stream in streams:
+                await stream.aclose()
+    return Played(outcome, parse_log(log.getvalue()).records)
