@@ -16,7 +16,7 @@ from referee.errors import BotFault
 from referee.log import LogWriter
 from referee.process import EXIT_GRACE, BotProcess
 from referee.rules.tiles import Seat
-from referee.settings import MatchSettings
+from referee.settings import MatchLimits, MatchSettings
 from referee.table import MatchOutcome, Table
 
 
@@ -32,13 +32,14 @@ class Kept:
 async def kept(commands: Sequence[str], directory: Path) -> AsyncIterator[list[Kept]]:
     """Each command started once, unsandboxed, its stderr in ``directory/<n>.stderr``;
     every one closed (and reaped) on the way out."""
-    settings = MatchSettings(seed=0)
+    limits = MatchLimits()
     processes: list[Kept] = []
     async with trio.open_nursery() as nursery:
         try:
             for n, command in enumerate(commands):
-                bot = BotProcess.start("A", command, directory / f"{n}.stderr", 1 << 20)
-                connection = BotConnection("A", bot.stdin, bot.stdout, settings.max_line_bytes)
+                stderr = directory / f"{n}.stderr"
+                bot = BotProcess.start("A", command, stderr, limits.stderr_limit)
+                connection = BotConnection("A", bot.stdin, bot.stdout, limits.max_line_bytes)
                 processes.append(Kept(bot, connection))
                 nursery.start_soon(bot.drain_stderr)
             yield processes
