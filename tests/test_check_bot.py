@@ -187,6 +187,13 @@ def test_a_many_bot_plays_two_matches_in_one_process() -> None:
     assert "no fault; it exited " in check.detail
 
 
+def test_a_second_ready_may_say_one() -> None:
+    report = check_bot(python(BOTS / "many_once_bot.py"))
+    check = next(check for check in report.checks if check.name == "matches")
+    assert check.status == "passed", check.detail
+    assert '(its second ready said "one": closed after it)' in check.detail
+
+
 def test_a_one_bot_is_told_it_is_started_fresh_for_each_match() -> None:
     report = check_bot(python(BOTS / "twice_bot.py"), match=False)  # its ready says no more
     check = next(check for check in report.checks if check.name == "matches")

@@ -372,7 +372,8 @@ def _trouble(outcome: MatchOutcome, seat: Seat) -> str | None:
 
 async def two_matches(session: Session, context: Context) -> Verdict:
     """Match 1 in ``SEAT``, then a second ``hello`` for ``SECOND_SEAT`` and match 2, in one
-    process, each at a real table among random bots; then the end of its input."""
+    process, each at a real table among random bots; then the end of its input. Between the
+    two, as a tournament does, whatever the bot wrote is dropped unread."""
     first = context.settings.seed
     played: list[str] = []
     ended = 0.0
@@ -382,7 +383,7 @@ async def two_matches(session: Session, context: Context) -> Verdict:
         match = await play_among_random_bots(
             settings,
             seat,
-            session.connection,
+            session.connection if number == 1 else session.bot.connect(settings.max_line_bytes),
             context.command,
             context.sandbox.report,
             session.bot.explain,
@@ -390,8 +391,8 @@ async def two_matches(session: Session, context: Context) -> Verdict:
         ended = trio.current_time()
         _seat_times(match.records, seat, context.findings)
         outcome = match.outcome
-        answered = any(type(r) is BotReady and r.seat == seat for r in match.records)
-        if number == 2 and not answered:
+        readies = [r for r in match.records if type(r) is BotReady and r.seat == seat]
+        if number == 2 and not readies:
             forfeit = outcome.forfeit
             assert forfeit is not None  # a seat without ready forfeits its start
             if session.bot.process.returncode is None:
@@ -405,12 +406,17 @@ async def two_matches(session: Session, context: Context) -> Verdict:
         trouble = _trouble(outcome, seat)
         if trouble is not None:
             raise _failed(f"{where}: {trouble}")
+        said = readies[0].matches
+        if number == 1 and not match.reusable:
+            why = "match_end did not reach it" if said == "many" else f'its ready said "{said}"'
+            raise _failed(f"{where}: a tournament would not keep the process: {why}")
         played.append(f"{where}: {outcome.hands} hands, {outcome.end}")
     took = await _exits(session, ended, "match 2's match_end")
+    closing = "" if said == "many" else f' (its second ready said "{said}": closed after it)'
     return Verdict(
         "passed",
         f'ready said "many": one process played {played[0]}, then after a second hello'
-        f" {played[1]}, no fault; it exited {_ms(took)} after the end of its input",
+        f" {played[1]}{closing}, no fault; it exited {_ms(took)} after the end of its input",
     )
 
 

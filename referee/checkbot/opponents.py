@@ -45,6 +45,9 @@ async def _serve(stream: trio.SocketStream) -> None:
 class Played:
     outcome: MatchOutcome
     records: list[LogRecord]
+    #: Whether a tournament would keep the checked bot's process for another match (the
+    #: table's own rule: it said ``many``, no fault charged, ``match_end`` delivered).
+    reusable: bool
 
 
 async def play_among_random_bots(
@@ -79,4 +82,5 @@ async def play_among_random_bots(
         with trio.CancelScope(shield=True):
             for stream in streams:
                 await stream.aclose()
-    return Played(outcome, parse_log(log.getvalue()).records)
+    reusable = table.played_through() and table.reusable(seat)
+    return Played(outcome, parse_log(log.getvalue()).records, reusable)
