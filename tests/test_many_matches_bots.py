@@ -65,7 +65,7 @@ async def test_three_matches_in_one_process_are_those_of_fresh_processes(
             assert all(again.faults[seat] == {} for seat in SEATS), again.faults
             assert again.game_digest == fresh.game_digest, f"match {n + 1} (seed {seed})"
         for process in processes:  # match_end was their last message: now the end of input
-            code, seconds = await exit_at_eof(process.bot)
+            code, seconds = await exit_at_eof(process)
             assert code == 0, f"exit code {code} after {seconds:.2f} s"
             assert seconds < EXIT_GRACE
     for n in range(4):  # nothing went wrong inside any of them
