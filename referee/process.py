@@ -250,6 +250,15 @@ class BotProcess:
             return False
         return True
 
+    def pause(self) -> None:
+        """Stop the bot's whole group while it waits for another match (``SIGSTOP`` cannot be
+        caught): an idle kept bot spends no CPU and cannot signal anything to a match it is
+        not in, by its load or its process count."""
+        self._signal_group(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        self._signal_group(signal.SIGCONT)
+
     async def close(self) -> int | None:
         """End the bot and its group, reap it, and return its exit code. Never raises.
 

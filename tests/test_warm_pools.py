@@ -62,13 +62,20 @@ def tournament(directory: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return result
 
 
+THREE = ("--seeds", "3", "--jobs", "2")
+
+
+def three_entrants(marker: str) -> list[str]:
+    return [arg for name in "abc" for arg in ("--bot", f"{name}={many(marker)}")]
+
+
 @pytest.fixture(scope="module")
 def warm_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Two entrants, four seeds (eight matches), two workers."""
+    """A round robin of three entrants on three seeds (eighteen matches), two workers: every
+    pairing plays the same three deal seeds, in both legs."""
     directory = tmp_path_factory.mktemp("warm")
     marker = f"warm-{directory.name}"
-    tournament(directory, "--bot", f"a={many(marker)}", "--bot", f"b={many(marker)}",
-               "--seeds", "4", "--jobs", "2")  # fmt: skip
+    tournament(directory, *three_entrants(marker), *THREE)
     assert not with_marker(marker), "the tournament ended, and so did every kept bot"
     return directory
 
@@ -111,25 +118,23 @@ def test_a_kept_processs_scratch_directory_is_emptied_between_matches(warm_run: 
     assert all(len(paths) == 1 for paths in scratch_of.values())
 
 
-def test_no_process_plays_both_legs_of_a_pair_or_two_seats_of_a_match(warm_run: Path) -> None:
-    legs: dict[int, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
+def test_no_process_plays_the_same_deals_twice_or_two_seats_of_a_match(warm_run: Path) -> None:
+    deals_of: dict[int, list[str]] = defaultdict(list)
     seats_of_match: dict[str, list[int]] = defaultdict(list)
     for seating in seatings(warm_run / "logs"):
-        pair, leg = seating.match_id.rsplit("~", 1)
-        legs[seating.hello["pid"]][pair].add(leg)
+        deals = seating.match_id.split("~")[-2]  # both legs, and every pairing, play s0
+        deals_of[seating.hello["pid"]].append(deals)
         seats_of_match[seating.match_id].append(seating.hello["pid"])
-    assert any(len(pairs) > 1 for pairs in legs.values()), "some process played two pairs"
-    for pid, pairs in legs.items():
-        for pair, played in pairs.items():
-            assert len(played) == 1, f"process {pid} played both legs of {pair}"
+    assert any(len(deals) > 1 for deals in deals_of.values()), "some process was kept"
+    for pid, deals in deals_of.items():
+        assert len(deals) == len(set(deals)), f"process {pid} played the same deals twice"
     for match_id, pids in seats_of_match.items():
         assert len(pids) == 4 and len(set(pids)) == 4, match_id
 
 
 def test_fresh_bots_and_warm_pools_play_the_same_games(warm_run: Path, tmp_path: Path) -> None:
     marker = f"fresh-{tmp_path.name}"
-    tournament(tmp_path, "--bot", f"a={many(marker)}", "--bot", f"b={many(marker)}",
-               "--seeds", "4", "--jobs", "2", "--fresh-bots")  # fmt: skip
+    tournament(tmp_path, *three_entrants(marker), *THREE, "--fresh-bots")
     _, fresh = read_results(tmp_path / "results.jsonl")
     _, warm = read_results(warm_run / "results.jsonl")
     assert {r.match_id: r.game_digest for r in fresh} == {r.match_id: r.game_digest for r in warm}
@@ -206,23 +211,27 @@ def test_stopping_a_tournament_leaves_no_kept_bot(tmp_path: Path, how: str) -> N
             os.kill(pid, signal.SIGKILL)
 
 
-@pytest.mark.skipif(os.geteuid() != 0, reason="only root can renew a kept bot's CPU bound")
-def test_a_kept_bots_cpu_bound_is_renewed_for_each_match(tmp_path: Path) -> None:
-    """0.7 s of CPU a match under a 2 s bound: the third match would pass the bound if it
-    counted the process's whole life."""
+@pytest.mark.parametrize("wrapped", [False, True], ids=["bot", "bot-under-a-shell"])
+def test_a_kept_bot_is_retired_before_its_cpu_bound_could_stop_it(
+    tmp_path: Path, wrapped: bool
+) -> None:
+    """0.7 s of CPU a match under a 2 s bound: a third match would pass the bound, so the
+    process is retired after two (a shell that waits for the bot counts the bot's CPU)."""
     marker = f"cpu-{tmp_path.name}"
-    tournament(tmp_path, "--bot", f"a={many(marker, '--burn', '0.7')}",
-               "--bot", f"b={many(marker)}", "--seeds", "3", "--jobs", "1",
-               "--cpu-limit", "2")  # fmt: skip
+    burner = many(marker, "--burn", "0.7")
+    if wrapped:
+        burner = f"/bin/sh -c '{burner}; :'"
+    tournament(tmp_path, "--bot", f"a={burner}", "--bot", f"b={many(marker)}",
+               "--seeds", "3", "--jobs", "1", "--cpu-limit", "2")  # fmt: skip
     _, results = read_results(tmp_path / "results.jsonl")
     assert all(result.faults == {seat: {} for seat in "ABCD"} for result in results)
-    third = [
-        ready
-        for result in results
-        for ready in read_log(Path(result.log)).records
-        if isinstance(ready, BotReady) and ready.previous_matches == 2
-    ]
-    assert third, "some process played three matches"
+    most: dict[str, int] = defaultdict(int)
+    for result in results:
+        for ready in read_log(Path(result.log)).records:
+            if isinstance(ready, BotReady):
+                owner = result.first if ready.seat in "AC" else result.second
+                most[owner] = max(most[owner], ready.previous_matches)
+    assert most == {"a": 1, "b": 2}
 
 
 def test_what_a_kept_bot_wrote_between_matches_is_not_judged_in_the_next(tmp_path: Path) -> None:
@@ -254,4 +263,36 @@ def test_dask_workers_keep_bots_warm_and_leave_none_behind(tmp_path: Path) -> No
     deadline = time.monotonic() + 10
     while with_marker(marker) and time.monotonic() < deadline:
         time.sleep(0.05)
+    assert not with_marker(marker)
+
+
+def _state(pid: int) -> str:
+    with open(f"/proc/{pid}/stat") as stat:
+        return stat.read().rpartition(")")[2].split()[0]
+
+
+def test_a_kept_bot_is_stopped_while_it_waits_and_runs_again_when_lent(tmp_path: Path) -> None:
+    """An idle kept process could spend CPU nobody counts, or signal to a match it is not in
+    (by its load, its process count): it is stopped until it is lent again."""
+    from referee.tournament import run
+    from referee.tournament.plan import Entrant, TournamentSettings, plan
+
+    marker = f"stopped-{tmp_path.name}"
+    settings = TournamentSettings(
+        entrants=[Entrant("a", many(marker)), Entrant("b", many(marker))], seeds=2, seed=3
+    )
+    jobs = plan(settings, tmp_path / "logs")
+    try:
+        run.play(jobs[0])
+        kept = run.warm_pool().processes()
+        assert len(kept) == 4
+        assert {_state(bot.process.pid) for bot in kept} == {"T"}
+        run.play(jobs[1])  # the other leg: four more processes
+        third = run.play(jobs[2])  # new deals: the first four are lent again
+        assert third.faults == {seat: {} for seat in "ABCD"}
+        readies = [r for r in read_log(Path(third.log)).records if isinstance(r, BotReady)]
+        assert all(ready.reused for ready in readies)
+        assert {_state(bot.process.pid) for bot in run.warm_pool().processes()} == {"T"}
+    finally:
+        run.close_pools()
     assert not with_marker(marker)

@@ -57,17 +57,29 @@ BOT_ENVIRONMENT: Final = frozenset(
 )
 
 
-def cpu_seconds_used(pid: int) -> int | None:
-    """Whole CPU seconds (user and system, rounded up) process ``pid`` has used, as
-    ``RLIMIT_CPU`` counts them; None when it is gone."""
+def cpu_seconds_used(pid: int) -> float | None:
+    """CPU seconds (user and system) process ``pid`` has used, as ``RLIMIT_CPU`` counts
+    them; None when it is gone."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as stat:
             fields = stat.read().rpartition(b")")[2].split()
     except OSError:
         return None
     ticks = int(fields[11]) + int(fields[12])  # utime and stime, fields 14 and 15
-    hertz = os.sysconf("SC_CLK_TCK")
-    return -(-ticks // hertz)
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def _tree(pid: int) -> list[int]:
+    """``pid`` and its descendants, from each thread's ``children`` list in ``/proc``."""
+    found, pending = [], [pid]
+    while pending:
+        current = pending.pop()
+        found.append(current)
+        with contextlib.suppress(OSError):
+            for task in os.listdir(f"/proc/{current}/task"):
+                with open(f"/proc/{current}/task/{task}/children") as children:
+                    pending += [int(child) for child in children.read().split()]
+    return found
 
 
 def _empty(directory: Path) -> bool:
@@ -247,21 +259,21 @@ class SeatJail:
 
     def next_match(self, pid: int) -> str | None:
         """Make a kept bot's sandbox ready for its next match: its scratch directory emptied,
-        its CPU bound renewed, its control group's event counters taken as the new zero.
-        Returns why the bot must be retired instead, or None."""
+        its control group's event counters taken as the new zero. Returns why the bot must be
+        retired instead, or None.
+
+        ``RLIMIT_CPU`` bounds each process over its whole life, and raising it again would
+        need ``CAP_SYS_RESOURCE`` (and would pass the raised bound to every child forked
+        later): so a kept bot is retired instead, once one of its processes has used half of
+        its CPU bound, and each match it plays leaves it at least the other half."""
         if not _empty(self.scratch):
             return "its scratch directory could not be emptied"
         if self.cgroup is not None:
             self.cgroup.rebase()
-        used = cpu_seconds_used(pid)
-        if used is None:
-            return None  # gone: its match will find out, and record it
-        bound = self.limits.cpu_seconds
-        with contextlib.suppress(OSError, ValueError):  # raising a hard limit needs root
-            resource.prlimit(pid, resource.RLIMIT_CPU, (used + bound, used + bound + 1))
-            return None
-        if used * 2 > bound:
-            return f"it has used {used} s of its {bound} s CPU bound, which only root can renew"
+        members = self.cgroup.members() if self.cgroup is not None else _tree(pid)
+        used = max((cpu_seconds_used(member) or 0.0 for member in members), default=0.0)
+        if used * 2 > self.limits.cpu_seconds:
+            return f"a process of it has used {used:.1f} s of its {self.limits.cpu_seconds} s CPU"
         return None
 
     def ended(self, pgid: int) -> None:

@@ -3,7 +3,8 @@ tournament worker plays, and lent again under the fairness rule (``fairness``).
 
 A pool belongs to one thread (the main thread of a local worker process, each thread of a
 Dask worker): bots die with the thread that started them (their parent-death signal), so
-they are only ever lent to matches that thread plays. It keeps at most ``PER_ENTRANT`` idle
+they are only ever lent to matches that thread plays. An idle process is stopped
+(``BotProcess.pause``) until it is lent again. A pool keeps at most ``PER_ENTRANT`` idle
 processes per entrant and ``TOTAL`` in all (the least recently used go first), and closes a
 process idle for ``IDLE_SECONDS``, so a worker that plays no more matches — a Dask worker
 that outlives its tournament — leaves nothing running for long.
@@ -12,6 +13,7 @@ that outlives its tournament — leaves nothing running for long.
 from __future__ import annotations
 
 import os
+import shlex
 import signal
 import threading
 import time
@@ -30,20 +32,30 @@ from referee.sandbox.seats import Jails
 from referee.seating.fairness import Kept, choose
 from referee.settings import MatchSettings, SandboxSettings
 
-#: Idle processes kept per entrant: a match takes two, and the next match, the other leg of
-#: the same pair, needs two others (see ``fairness``).
-PER_ENTRANT: Final = 4
+#: Idle processes kept per entrant. A process plays each deal seed once, and an entrant plays
+#: every seed twice per opponent (two seats a leg): two entrants need four per worker, a
+#: three-entrant round robin eight.
+PER_ENTRANT: Final = 8
 #: Idle processes kept in all by one pool (each may hold a bot's memory).
-TOTAL: Final = 16
+TOTAL: Final = 24
 #: Seconds a process may stay idle before it is closed.
 IDLE_SECONDS: Final = 60.0
 
 
-def entrant_key(command: str, settings: MatchSettings, sandbox: SandboxSettings) -> str:
-    """What a kept process can be lent for: the same command under the same limits and
+def entrant_key(
+    tournament: str, command: str, settings: MatchSettings, sandbox: SandboxSettings
+) -> str:
+    """What a kept process can be lent for: the same tournament, the same command on the
+    same files (a bot edited since it started is started again), under the same limits and
     sandbox (it keeps the bounds it was started with)."""
     limits = msgspec.structs.replace(settings, seed=0)
-    return command + "\0" + msgspec.json.encode((limits, sandbox)).decode()
+    files = []
+    with suppress(ValueError):
+        for word in shlex.split(command):
+            with suppress(OSError):
+                stat = os.stat(word)
+                files.append((word, stat.st_mtime_ns, stat.st_size))
+    return msgspec.json.encode((tournament, command, files, limits, sandbox)).decode()
 
 
 class WarmPool:
@@ -57,17 +69,15 @@ class WarmPool:
         self._lock = threading.Lock()
         self._closed = threading.Event()
         self._expiry: threading.Thread | None = None
-        #: Processes started and lent again so far (for the benchmark and the tests).
-        self.started = 0
-        self.reused = 0
 
-    def seating(self, keys: dict[Seat, str], pair: str, plan: SandboxPlan) -> PoolSeating:
-        """The bot source of one match, whose seats hold the entrants of ``keys``."""
-        return PoolSeating(self, keys, pair, plan)
+    @property
+    def closed(self) -> bool:
+        return self._closed.is_set()
 
-    def idle(self) -> int:
-        with self._lock:
-            return sum(len(kept) for kept in self._idle.values())
+    def seating(self, keys: dict[Seat, str], deals: str, plan: SandboxPlan) -> PoolSeating:
+        """The bot source of one match on ``deals``, whose seats hold the entrants of
+        ``keys``."""
+        return PoolSeating(self, keys, deals, plan)
 
     def processes(self) -> list[BotProcess]:
         """Every process the pool owns now, idle or lent."""
@@ -76,32 +86,32 @@ class WarmPool:
 
     # -- lending -----------------------------------------------------------------------------
 
-    def _lend(self, key: str, pair: str) -> Kept | None:
+    def _lend(self, key: str, deals: str) -> Kept | None:
         with self._lock:
             idle = self._idle.get(key, [])
-            kept = choose(idle, pair)
+            kept = choose(idle, deals)
             if kept is None:
                 return None
             idle.remove(kept)
-            kept.pairs.add(pair)
+            kept.deals.add(deals)
             self._lent[kept.bot] = (key, kept)
             return kept
 
-    def _register(self, key: str, bot: BotProcess, pair: str) -> None:
+    def _register(self, key: str, bot: BotProcess, deals: str) -> None:
         with self._lock:
-            self._lent[bot] = (key, Kept(bot, {pair}))
-            self.started += 1
+            self._lent[bot] = (key, Kept(bot, {deals}))
 
     async def give_back(self, bot: BotProcess, reusable: bool) -> None:
         with self._lock:
             key, kept = self._lent.pop(bot, (None, None))
             retire = [bot]
-            if reusable and key is not None and kept is not None and not self._closed.is_set():
+            if reusable and key is not None and kept is not None and not self.closed:
                 bot.matches_played += 1
+                bot.pause()
                 kept.idle_since = time.monotonic()
                 self._idle.setdefault(key, []).append(kept)
                 retire = [evicted.bot for evicted in self._over_bounds()]
-            emptied = self._closed.is_set() and not self._lent
+            emptied = self.closed and not self._lent
         self._start_expiry()
         await self._retire(retire)
         if emptied:
@@ -125,6 +135,7 @@ class WarmPool:
 
     async def _retire(self, bots: Sequence[BotProcess]) -> None:
         async def one(bot: BotProcess) -> None:
+            bot.resume()  # a stopped bot cannot hear its input close
             await bot.close()
             if bot.jail is not None:
                 self.jails.release(bot.jail)
@@ -147,7 +158,7 @@ class WarmPool:
 
     def _start_expiry(self) -> None:
         """A thread that closes processes idle too long (when no match comes to lend them)."""
-        if self._expiry is not None or self._closed.is_set():
+        if self._expiry is not None or self.closed:
             return
 
         def expire() -> None:
@@ -162,11 +173,14 @@ class WarmPool:
     async def aclose(self) -> None:
         """Close every idle process and take no more back (lent ones close as they return)."""
         self._closed.set()
+        if self._expiry is not None and self._expiry is not threading.current_thread():
+            self._expiry.join()  # it may be closing processes it took out
         with self._lock:
             idle = [kept.bot for kept in (k for v in self._idle.values() for k in v)]
             self._idle.clear()
+            emptied = not self._lent
         await self._retire(idle)
-        if not self._lent:
+        if emptied:
             self.jails.close()
 
     def close(self) -> None:
@@ -187,23 +201,24 @@ class PoolSeating:
     """One match's bots from a warm pool: kept processes where the fairness rule allows,
     fresh ones otherwise (and then kept for later matches)."""
 
-    def __init__(self, pool: WarmPool, keys: dict[Seat, str], pair: str, plan: SandboxPlan):
+    def __init__(self, pool: WarmPool, keys: dict[Seat, str], deals: str, plan: SandboxPlan):
         self.pool = pool
         self.keys = keys
-        self.pair = pair
+        self.deals = deals
         self.plan = plan
 
     async def take(
         self, seat: Seat, command: str, stderr: Path, settings: MatchSettings
     ) -> BotProcess:
-        while (kept := self.pool._lend(self.keys[seat], self.pair)) is not None:
+        while (kept := self.pool._lend(self.keys[seat], self.deals)) is not None:
             bot = kept.bot
-            # A bot that exited while idle is lent all the same: its next match finds it
-            # gone, replaces it and records the fault (see ``Table._start``).
+            # Made ready while still stopped, so that nothing it does races the emptying of
+            # its scratch. A bot that exited while idle is lent all the same: its match finds
+            # it gone, replaces it and records the fault (see ``Table._start``).
             retire = None if bot.jail is None else bot.jail.next_match(bot.process.pid)
             if retire is None:
                 bot.next_match(seat, stderr, settings.stderr_limit)
-                self.pool.reused += 1
+                bot.resume()
                 return bot
             await self.pool.give_back(bot, reusable=False)
         return await self.fresh(seat, command, stderr, settings)
@@ -218,7 +233,7 @@ class PoolSeating:
             if jail is not None:
                 self.pool.jails.release(jail)
             raise
-        self.pool._register(self.keys[seat], bot, self.pair)
+        self.pool._register(self.keys[seat], bot, self.deals)
         return bot
 
     async def give_back(self, bot: BotProcess, reusable: bool) -> None:

@@ -62,6 +62,8 @@ class MatchJob(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     #: Play with bots kept from earlier matches where they can play many (``--fresh-bots``
     #: turns it off): see ``referee.seating``.
     warm: bool = True
+    #: The tournament's fingerprint: kept bots are lent only within their own tournament.
+    tournament: str = ""
 
     @property
     def commands(self) -> dict[Seat, str]:
@@ -73,9 +75,10 @@ class MatchJob(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
         return {"A": self.first, "B": self.second, "C": self.first, "D": self.second}
 
     @property
-    def pair(self) -> str:
-        """Its duplicate pair: the match id without the leg (both legs share the deals)."""
-        return self.match_id.rpartition("~")[0]
+    def deals(self) -> str:
+        """What decides its deals: the seed's place in the tournament's list (``s07``), which
+        every pairing plays, in both legs."""
+        return self.match_id.split("~")[-2]
 
 
 def check_entrants(entrants: list[Entrant]) -> None:
@@ -123,6 +126,7 @@ def plan(
     (``a~b~s07~1``), never the seed: anyone who can list the logs directory would learn every
     deal."""
     limits = settings.limits
+    fingerprint = settings.fingerprint()
     width = len(str(settings.seeds))
     jobs: list[MatchJob] = []
     for index, seed in enumerate(deal_seeds(settings.seed, settings.seeds)):
@@ -144,6 +148,7 @@ def plan(
                         sandbox,
                         secrets,
                         warm,
+                        fingerprint,
                     )
                 )
     return jobs

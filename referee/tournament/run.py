@@ -25,7 +25,7 @@ import threading
 from collections import Counter, deque
 from collections.abc import Callable, Iterator
 from concurrent.futures.process import BrokenProcessPool
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
@@ -95,10 +95,12 @@ async def _play_job(job: MatchJob) -> MatchOutcome:
     source = None
     if job.warm:
         keys = {
-            seat: entrant.name + "\0" + entrant_key(entrant.command, job.settings, job.sandbox)
+            seat: entrant.name
+            + "\0"
+            + entrant_key(job.tournament, entrant.command, job.settings, job.sandbox)
             for seat, entrant in job.entrants.items()
         }
-        source = warm_pool().seating(keys, job.pair, plan)
+        source = warm_pool().seating(keys, job.deals, plan)
     return await run_match(job.settings, job.commands, Path(job.log), plan, source)
 
 
@@ -131,7 +133,7 @@ _POOLS: list[WarmPool] = []
 
 def warm_pool() -> WarmPool:
     pool: WarmPool | None = getattr(_POOL, "pool", None)
-    if pool is None:
+    if pool is None or pool.closed:  # closed: the end of a tournament on a Dask cluster
         if not _POOLS:  # a Dask worker, or a tournament played in this process
             atexit.register(close_pools)
         pool = _POOL.pool = WarmPool()
@@ -341,6 +343,8 @@ def dask_executor(address: str, jobs: int) -> Iterator[tuple[cf.Executor, int]]:
         slots = sum(client.nthreads().values()) or jobs  # type: ignore[no-untyped-call]
         yield client.get_executor(pure=False), slots  # type: ignore[no-untyped-call]
     finally:
+        with suppress(Exception):  # the cluster's workers outlive the tournament: its bots don't
+            client.run(close_pools)
         client.close()  # type: ignore[no-untyped-call]
         if cluster is not None:
             cluster.close()
