@@ -111,6 +111,7 @@ ATTACKS = [
     ("unix-socket", ""),
     ("flock", ""),
     ("inotify", ""),
+    ("sysinfo", ""),
 ]
 
 

@@ -77,6 +77,8 @@ DENIED: Final = _names(
     " socket shmget shmat shmctl shmdt semget semop semctl semtimedop msgget msgsnd msgrcv"
     " msgctl mq_open mq_unlink mq_timedsend mq_timedreceive mq_notify mq_getsetattr flock"
     " inotify_init1 inotify_add_watch fanotify_init fanotify_mark"
+    # the machine's process count and load, which every process changes
+    " sysinfo"
     # the page cache as a channel: who has read which page of a shared runtime file
     " mincore readahead fadvise64 cachestat"
     # metadata Landlock does not cover, which a seat left as root could change on any file
@@ -126,7 +128,7 @@ _X86_64: Final = {
     "mq_open": 240, "mq_unlink": 241, "mq_timedsend": 242, "mq_timedreceive": 243,
     "mq_notify": 244, "mq_getsetattr": 245, "flock": 73, "inotify_init1": 294,
     "inotify_add_watch": 254, "fanotify_init": 300, "fanotify_mark": 301,
-    "mincore": 27, "readahead": 187, "fadvise64": 221, "cachestat": 451, "fchmod": 91,
+    "sysinfo": 99, "mincore": 27, "readahead": 187, "fadvise64": 221, "cachestat": 451, "fchmod": 91,
     "fchmodat": 268, "fchmodat2": 452, "fchown": 93, "fchownat": 260, "utimensat": 280,
     "setxattr": 188, "lsetxattr": 189, "fsetxattr": 190, "removexattr": 197,
     "lremovexattr": 198, "fremovexattr": 199, "setxattrat": 463, "removexattrat": 466,
@@ -153,7 +155,7 @@ _AARCH64: Final = {
     "msgsnd": 189, "mq_open": 180, "mq_unlink": 181, "mq_timedsend": 182,
     "mq_timedreceive": 183, "mq_notify": 184, "mq_getsetattr": 185, "flock": 32,
     "inotify_init1": 26, "inotify_add_watch": 27, "fanotify_init": 262, "fanotify_mark": 263,
-    "mincore": 232, "readahead": 213, "fadvise64": 223, "cachestat": 451, "fchmod": 52,
+    "sysinfo": 179, "mincore": 232, "readahead": 213, "fadvise64": 223, "cachestat": 451, "fchmod": 52,
     "fchmodat": 53, "fchmodat2": 452, "fchown": 55, "fchownat": 54, "utimensat": 88,
     "setxattr": 5, "lsetxattr": 6, "fsetxattr": 7, "removexattr": 14, "lremovexattr": 15,
     "fremovexattr": 16, "setxattrat": 463, "removexattrat": 466, "quotactl_fd": 443,

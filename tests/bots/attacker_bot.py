@@ -186,6 +186,11 @@ def attack() -> str:
             raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
         os.close(watcher)
         return "an inotify instance"
+    if name == "sysinfo":  # the machine's process count: a channel other bots can modulate
+        info = ctypes.create_string_buffer(256)  # struct sysinfo is 112 bytes on 64 bits
+        if libc.sysinfo(info) != 0:
+            raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
+        return f"{int.from_bytes(info.raw[80:82], 'little')} processes on the machine"
     if name == "setsid":
         read_end, write_end = os.pipe()
         child = os.fork()
