@@ -484,17 +484,24 @@ class Table:
     ) -> tuple[Ready | ActionAnswer, bytes]:
         """The next message of ``kind`` answering ``expected_id``, and its line.
 
-        Answers with another id are recorded and skipped, up to ``MAX_IGNORED``. A malformed
+        Answers with another id (and, from a kept bot, any answer before ``ready``) are
+        recorded and skipped, up to ``MAX_IGNORED``. A malformed
         line raises a ``Rejection`` carrying the line in ``raw``; while waiting for ``ready``
         it is refused on the spot instead, up to ``max_rejections``.
         """
         connection = self.connections[seat]
         ignored = refused = 0
+        # A kept bot may still be answering its last match's last act: ignored, as a stale
+        # answer is in a match.
+        kept = kind is Ready and self.previous_matches[seat] > 0
         while True:
             line = await connection.receive_line()
             try:
                 message = decode_bot_line(line)
-                if type(message) is not kind:
+                stale = type(message) is ActionAnswer and (
+                    kept if kind is Ready else message.id != expected_id
+                )
+                if type(message) is not kind and not stale:
                     wanted = "ready" if kind is Ready else "action"
                     got = "ready" if type(message) is Ready else "action"
                     raise BadMessage(f"expected a {wanted!r} message, got {got!r}")
@@ -510,7 +517,7 @@ class Table:
                         f" (last: {reason_code(rejection)}: {rejection})"
                     ) from None
                 continue
-            if type(message) is ActionAnswer and message.id != expected_id:
+            if stale:
                 self.faults[seat]["ignored"] += 1
                 self.log.write(IgnoredRecord(seat=seat, expected_id=expected_id, raw=excerpt(line)))
                 ignored += 1

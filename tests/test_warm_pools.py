@@ -62,7 +62,7 @@ def tournament(directory: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return result
 
 
-THREE = ("--seeds", "3", "--jobs", "2")
+THREE = ("--seeds", "3", "--jobs", "1")
 
 
 def three_entrants(marker: str) -> list[str]:
@@ -71,8 +71,9 @@ def three_entrants(marker: str) -> list[str]:
 
 @pytest.fixture(scope="module")
 def warm_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A round robin of three entrants on three seeds (eighteen matches), two workers: every
-    pairing plays the same three deal seeds, in both legs."""
+    """A round robin of three entrants on three seeds (eighteen matches) in one worker, whose
+    pool lends in an order that follows from the plan: every pairing plays the same three deal
+    seeds, in both legs."""
     directory = tmp_path_factory.mktemp("warm")
     marker = f"warm-{directory.name}"
     tournament(directory, *three_entrants(marker), *THREE)
@@ -87,7 +88,7 @@ def test_a_kept_process_plays_several_matches_in_several_seats(warm_run: Path) -
     busiest = max(by_pid.values(), key=len)
     assert len(busiest) >= 3
     assert len({seating.seat for seating in busiest}) >= 2
-    assert len(by_pid) < 8 * 4, "processes were kept, not started for every seat"
+    assert len(by_pid) < 18 * 4 / 2, "processes were kept, not started for every seat"
 
 
 def test_each_match_shows_a_kept_process_its_own_seat_and_deals_only(warm_run: Path) -> None:
@@ -241,9 +242,14 @@ def test_what_a_kept_bot_wrote_between_matches_is_not_judged_in_the_next(tmp_pat
     _, results = read_results(tmp_path / "results.jsonl")
     reused = 0
     for result in results:
-        assert result.faults == {seat: {} for seat in "ABCD"}
         log = read_log(Path(result.log))
-        reused += sum(1 for r in log.records if isinstance(r, BotReady) and r.reused)
+        verify(log)
+        kept = {r.seat for r in log.records if isinstance(r, BotReady) and r.reused}
+        reused += len(kept)
+        for seat, counts in result.faults.items():
+            # Dropped unread, or (written after the referee looked) ignored as stale: never
+            # refused, never a fault.
+            assert set(counts) <= ({"ignored"} if seat in kept else set()), (seat, counts)
     assert reused, "kept processes were lent"
 
 
@@ -282,6 +288,7 @@ def test_a_kept_bot_is_stopped_while_it_waits_and_runs_again_when_lent(tmp_path:
         entrants=[Entrant("a", many(marker)), Entrant("b", many(marker))], seeds=2, seed=3
     )
     jobs = plan(settings, tmp_path / "logs")
+    run.close_pools()  # bots other tests played in this process
     try:
         run.play(jobs[0])
         kept = run.warm_pool().processes()
