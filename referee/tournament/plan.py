@@ -71,10 +71,6 @@ class MatchJob(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
         return {"A": a, "B": b, "C": a, "D": b}
 
     @property
-    def entrants(self) -> dict[Seat, Entrant]:
-        return {"A": self.first, "B": self.second, "C": self.first, "D": self.second}
-
-    @property
     def deals(self) -> str:
         """What decides its deals: the seed's place in the tournament's list (``s07``), which
         every pairing plays, in both legs."""

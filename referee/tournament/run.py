@@ -94,12 +94,11 @@ async def _play_job(job: MatchJob) -> MatchOutcome:
     plan = _sandbox(job)
     source = None
     if job.warm:
-        keys = {
-            seat: entrant.name
-            + "\0"
-            + entrant_key(job.tournament, entrant.command, job.settings, job.sandbox)
-            for seat, entrant in job.entrants.items()
-        }
+        first, second = (
+            entrant.name + "\0" + entrant_key(job.tournament, entrant.command, job.settings, job.sandbox)
+            for entrant in (job.first, job.second)
+        )
+        keys: dict[Seat, str] = {"A": first, "B": second, "C": first, "D": second}
         source = warm_pool().seating(keys, job.deals, plan)
     return await run_match(job.settings, job.commands, Path(job.log), plan, source)
 
