@@ -272,9 +272,18 @@ def test_dask_workers_keep_bots_warm_and_leave_none_behind(tmp_path: Path) -> No
     assert not with_marker(marker)
 
 
-def _state(pid: int) -> str:
-    with open(f"/proc/{pid}/stat") as stat:
-        return stat.read().rpartition(")")[2].split()[0]
+def _states(pids: list[int]) -> set[str]:
+    """The processes' states, once they have all stopped or after a second (a stop signal
+    takes effect when the process next runs)."""
+    deadline = time.monotonic() + 1
+    while True:
+        states = set()
+        for pid in pids:
+            with open(f"/proc/{pid}/stat") as stat:
+                states.add(stat.read().rpartition(")")[2].split()[0])
+        if states == {"T"} or time.monotonic() > deadline:
+            return states
+        time.sleep(0.01)
 
 
 def test_a_kept_bot_is_stopped_while_it_waits_and_runs_again_when_lent(tmp_path: Path) -> None:
@@ -293,13 +302,13 @@ def test_a_kept_bot_is_stopped_while_it_waits_and_runs_again_when_lent(tmp_path:
         run.play(jobs[0])
         kept = run.warm_pool().processes()
         assert len(kept) == 4
-        assert {_state(bot.process.pid) for bot in kept} == {"T"}
+        assert _states([bot.process.pid for bot in kept]) == {"T"}
         run.play(jobs[1])  # the other leg: four more processes
         third = run.play(jobs[2])  # new deals: the first four are lent again
         assert third.faults == {seat: {} for seat in "ABCD"}
         readies = [r for r in read_log(Path(third.log)).records if isinstance(r, BotReady)]
         assert all(ready.reused for ready in readies)
-        assert {_state(bot.process.pid) for bot in run.warm_pool().processes()} == {"T"}
+        assert _states([bot.process.pid for bot in run.warm_pool().processes()]) == {"T"}
     finally:
         run.close_pools()
     assert not with_marker(marker)
