@@ -34,6 +34,9 @@ from referee.rules.tiles import Seat
 #: How much of a refused line is kept in the log and in ``rejected`` messages.
 RAW_EXCERPT_CHARS: Final = 200
 _READ_SIZE: Final = 65536
+_INPUT_CLOSED: Final = (
+    "the bot closed its input: it exited or crashed (its stderr is kept beside the log)"
+)
 
 
 def excerpt(line: bytes) -> str:
@@ -133,6 +136,21 @@ class BotConnection:
     def deadline(self, when: float) -> Deadline:
         return Deadline(self, when)
 
+    def send_now(self, data: bytes) -> bytes:
+        """Write what the pipe takes now, without waiting; return the rest (to ``send``).
+
+        Other streams cannot be written without waiting: all of ``data`` is returned.
+        """
+        if self._send_pipe is None:
+            return data
+        try:
+            sent = os.write(self._send_pipe.fileno(), data)
+        except BlockingIOError:
+            return data
+        except OSError:  # EPIPE: the bot closed its input; EBADF: the stream was closed
+            raise BotCrashed(_INPUT_CLOSED) from None
+        return data[sent:]
+
     async def send(self, data: bytes, deadline: float | None = None) -> None:
         """Write ``data``; ``BotCrashed`` if the bot's input is closed."""
         if deadline is None:
@@ -151,9 +169,7 @@ class BotConnection:
             else:
                 await _write_all(self._send_pipe, data)
         except (trio.BrokenResourceError, trio.ClosedResourceError):
-            raise BotCrashed(
-                "the bot closed its input: it exited or crashed (its stderr is kept beside the log)"
-            ) from None
+            raise BotCrashed(_INPUT_CLOSED) from None
         self._sending = False
 
     async def receive_line(self, deadline: float | None = None) -> bytes:
