@@ -47,7 +47,7 @@ class LogWriter:
     def __init__(self, stream: IO[bytes]) -> None:
         self._stream = stream
         self._queued: list[LogRecord] = []
-        self._chain = ""
+        self._chain = b""  # ASCII hex, as it is hashed and written
 
     def write(self, record: LogRecord) -> None:
         """Queue ``record``; ``flush`` (or reading ``chain``) writes it."""
@@ -62,20 +62,21 @@ class LogWriter:
     def chain(self) -> str:
         """The chain of the last record written: the log's digest so far."""
         self._write_queued()
-        return self._chain
+        return self._chain.decode("ascii")
 
     def _write_queued(self) -> None:
+        """``next_chain`` over each queued record, on the chain's ASCII bytes."""
         if not self._queued:
             return
         chain = self._chain
-        lines = []
+        pieces: list[bytes] = []
         for record in self._queued:
             body = _ENCODER.encode(record)
-            chain = next_chain(chain, body)
-            lines.append(body[:-1] + b',"chain":"' + chain.encode("ascii") + b'"}\n')
+            chain = hashlib.sha256(chain + body).hexdigest().encode("ascii")
+            pieces += (body[:-1], b',"chain":"', chain, b'"}\n')
         self._queued.clear()
         self._chain = chain
-        self._stream.write(b"".join(lines))
+        self._stream.write(b"".join(pieces))
 
 
 @dataclass
