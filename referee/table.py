@@ -436,6 +436,7 @@ class Table:
         finally:
             self.log.write(ActRecord(id=act_id, seat=seat, legal_actions=legal))
             self.log.flush()
+        match.deal_ahead()
         rejections = 0
         clock.deadline = deadline
         if unsent:
