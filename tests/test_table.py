@@ -656,8 +656,6 @@ class AnswersAsTimeRunsOut(FakeBot):
 async def test_an_answer_read_as_its_deadline_passes_costs_nobody_a_fault(
     mock_clock: trio.testing.MockClock,
 ) -> None:
-    # The answer is read as its deadline passes: it counts, and the next seat's exchange is
-    # not charged with the time that ran out.
     dealer = first_dealer(5)
     first = LEFT_OF[dealer]
     seated = {seat: FakeBot() for seat in SEATS}
