@@ -11,6 +11,7 @@ a void start, too many hands — it returns a ``MatchOutcome`` and the log ends 
 from __future__ import annotations
 
 import contextlib
+import math
 import time
 from collections import Counter
 from collections.abc import Awaitable, Callable
@@ -265,26 +266,22 @@ class Table:
             queue.append(first)  # as for every later hand
         late: BotFault | None = None
         while not match.is_over:
-            # One cancel scope times every exchange until a bot faults: each exchange sets its
-            # deadline (a scope of its own per decision was a fifth of the referee's work). A
-            # fault (running out of time among them) leaves the scope, and its decision is
-            # finished under a fresh one. A deadline can also pass just after its answer was
-            # read: the scope is cancelled then without anything being interrupted, and is
-            # replaced before the next exchange.
+            # One cancel scope times every exchange until a bot runs out of time: each exchange
+            # sets its deadline (a scope of its own per decision was a fifth of the referee's
+            # work). The decision whose time ran out is then finished under a fresh one. A
+            # deadline can also pass just after its answer was read: the scope is cancelled
+            # then without anything being interrupted, and is replaced before the next exchange.
             with trio.CancelScope() as clock:
-                try:
-                    while not match.is_over and not clock.cancel_called:
-                        await self._turn(match, clock, late)
-                        late = None
-                except BotFault as fault:
-                    late = fault
+                while not match.is_over and not clock.cancel_called:
+                    await self._turn(match, clock, late)
+                    late = None
             if clock.cancelled_caught:
                 seat = match.turn
                 assert seat is not None
                 late = self.connections[seat].out_of_time()
 
     async def _turn(self, match: Match, clock: trio.CancelScope, late: BotFault | None) -> None:
-        """One decision, applied, logged and told; ``late`` is the fault its exchange ended in."""
+        """One decision, applied, logged and told: ``late`` when its time already ran out."""
         seat = match.turn
         assert seat is not None
         legal = match.legal_actions()
@@ -371,23 +368,23 @@ class Table:
         late: BotFault | None,
     ) -> tuple[Action, str | None, int | None, Timing]:
         """The seat's action, or the fault policy's with the fault's reason code (None when the
-        bot answered); raises ``_MatchOver`` on a forfeit.
-
-        A fault in the exchange escapes to ``_play_hands``, out of ``clock``, which calls again
-        with it as ``late``: the fault is looked into (``_explained``) with no deadline running.
-        """
+        bot answered); raises ``_MatchOver`` on a forfeit. ``late`` is the fault of this
+        decision when ``clock`` ran out during it."""
         if late is None:
             self.decisions += 1
             self._decision = (trio.current_time(), self._last_id + 1)
         started, first_id = self._decision
+        deadline = started + self.settings.move_timeout + self.bank[seat]
         fault: BotFault | None = None
-        if late is not None:
-            fault = await self._explained(seat, late)
-        elif seat in self.dead:
-            fault = self.dead[seat]
-        else:
-            deadline = started + self.settings.move_timeout + self.bank[seat]
+        try:
+            if late is not None:
+                raise late
+            if seat in self.dead:
+                raise self.dead[seat]
             act_id, action = await self._ask(seat, match, legal, clock, deadline)
+        except BotFault as exc:
+            clock.deadline = math.inf  # the fault is looked into with no bot's clock running
+            fault = exc if seat in self.dead else await self._explained(seat, exc)
         elapsed = trio.current_time() - started
         overrun = max(0.0, elapsed - self.settings.move_timeout)
         self.bank[seat] = max(0.0, self.bank[seat] - overrun)
