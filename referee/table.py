@@ -268,11 +268,9 @@ class Table:
         while not match.is_over:
             # One cancel scope times every exchange until a bot runs out of time: each exchange
             # sets its deadline (a scope of its own per decision was a fifth of the referee's
-            # work). The decision whose time ran out is then finished under a fresh one. A
-            # deadline can also pass just after its answer was read: the scope is cancelled
-            # then without anything being interrupted, and is replaced before the next exchange.
+            # work). The decision whose time ran out is then finished under a fresh one.
             with trio.CancelScope() as clock:
-                while not match.is_over and not clock.cancel_called:
+                while not match.is_over:
                     await self._turn(match, clock, late)
                     late = None
             if clock.cancelled_caught:

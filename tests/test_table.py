@@ -639,34 +639,6 @@ async def test_the_time_bank_lets_slow_moves_through_and_is_debited(
     check_run(run)
 
 
-class AnswersAsTimeRunsOut(FakeBot):
-    """Answers its first act, then moves the clock past that act's deadline before the
-    referee has run again: the answer has been read, and the deadline has passed."""
-
-    def __init__(self, clock: trio.testing.MockClock, seconds: float) -> None:
-        super().__init__()
-        self.clock, self.seconds = clock, seconds
-
-    async def _perform(self, reply: Reply) -> None:
-        await super()._perform(reply)
-        if len(self.acts) == 1:
-            self.clock.jump(self.seconds)
-
-
-async def test_an_answer_read_as_its_deadline_passes_costs_nobody_a_fault(
-    mock_clock: trio.testing.MockClock,
-) -> None:
-    dealer = first_dealer(5)
-    first = LEFT_OF[dealer]
-    seated = {seat: FakeBot() for seat in SEATS}
-    seated[first] = AnswersAsTimeRunsOut(mock_clock, 2.0)
-    run = await play_match(seated, settings(seed=5, move_timeout=1.0, time_bank=0.0))
-    assert run.outcome.end == "marks"
-    assert run.outcome.faults == NO_FAULTS
-    assert not any(move.forced for move in run.of(MoveRecord))
-    check_run(run)
-
-
 # -- start-up --------------------------------------------------------------------------------
 
 
