@@ -21,7 +21,6 @@ import trio
 from referee.errors import (
     BadMessage,
     BotCrashed,
-    BotFault,
     BotNotReading,
     BotTimeout,
     InvalidJson,
@@ -113,8 +112,7 @@ class BotConnection:
 
     Time limits come from ``deadline(when)``, one cancel scope around a whole exchange (an
     ``act`` and every answer to it), which names the fault by what was being waited for:
-    ``BotNotReading`` while a line was being written, ``BotTimeout`` otherwise. A caller
-    timing exchanges with a cancel scope of its own names the fault with ``out_of_time``.
+    ``BotNotReading`` while a line was being written, ``BotTimeout`` otherwise.
     """
 
     def __init__(
@@ -137,13 +135,6 @@ class BotConnection:
 
     def deadline(self, when: float) -> Deadline:
         return Deadline(self, when)
-
-    def out_of_time(self) -> BotFault:
-        """The fault of an exchange whose deadline passed: ``BotNotReading`` if it was
-        writing to the bot then, ``BotTimeout`` otherwise."""
-        if self._sending:
-            return BotNotReading("the bot stopped reading its input")
-        return BotTimeout("no answer in time")
 
     def send_now(self, data: bytes) -> bytes:
         """Write what the pipe takes now, without waiting; return the rest (to ``send``).
@@ -267,7 +258,10 @@ class Deadline:
         exc: BaseException | None,
         traceback: TracebackType | None,
     ) -> None:
+        sending = self._connection._sending
         # The scope only ever swallows its own Cancelled, which becomes the bot's fault here.
         self._scope.__exit__(exc_type, exc, traceback)
         if self._scope.cancelled_caught:
-            raise self._connection.out_of_time()
+            if sending:
+                raise BotNotReading("the bot stopped reading its input")
+            raise BotTimeout("no answer in time")

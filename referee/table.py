@@ -11,7 +11,6 @@ a void start, too many hands — it returns a ``MatchOutcome`` and the log ends 
 from __future__ import annotations
 
 import contextlib
-import math
 import time
 from collections import Counter
 from collections.abc import Awaitable, Callable
@@ -264,37 +263,22 @@ class Table:
         first = HandStarted(hand_number=1, dealer=match.hand.dealer)
         for queue in self.pending.values():
             queue.append(first)  # as for every later hand
-        late: BotFault | None = None
         while not match.is_over:
-            # One cancel scope times every exchange until a bot runs out of time: each exchange
-            # sets its deadline (a scope of its own per decision was a fifth of the referee's
-            # work). The decision whose time ran out is then finished under a fresh one.
-            with trio.CancelScope() as clock:
-                while not match.is_over:
-                    await self._turn(match, clock, late)
-                    late = None
-            if clock.cancelled_caught:
-                seat = match.turn
-                assert seat is not None
-                late = self.connections[seat].out_of_time()
-
-    async def _turn(self, match: Match, clock: trio.CancelScope, late: BotFault | None) -> None:
-        """One decision, applied, logged and told: ``late`` when its time already ran out."""
-        seat = match.turn
-        assert seat is not None
-        legal = match.legal_actions()
-        action, forced_for, answer_id, timing = await self._decide(seat, match, legal, clock, late)
-        forced = forced_for is not None
-        if forced_for is not None:  # every seat learns the referee played for this one, and why
-            for queue in self.pending.values():
-                queue.append(Forced(seat=seat, reason=forced_for))
-        events = match.apply(seat, action)
-        self.log.write(
-            MoveRecord(seat=seat, action=action, id=answer_id, forced=forced, timing=timing)
-        )
-        self.record.hands[-1].moves.append(GameMove(seat=seat, action=action, forced=forced))
-        for event in events:
-            self._publish(event, match)
+            seat = match.turn
+            assert seat is not None
+            legal = match.legal_actions()
+            action, forced_for, answer_id, timing = await self._decide(seat, match, legal)
+            forced = forced_for is not None
+            if forced_for is not None:  # every seat learns the referee played for this one, and why
+                for queue in self.pending.values():
+                    queue.append(Forced(seat=seat, reason=forced_for))
+            events = match.apply(seat, action)
+            self.log.write(
+                MoveRecord(seat=seat, action=action, id=answer_id, forced=forced, timing=timing)
+            )
+            self.record.hands[-1].moves.append(GameMove(seat=seat, action=action, forced=forced))
+            for event in events:
+                self._publish(event, match)
 
     def _publish(self, event: object, match: Match) -> None:
         """Log an engine event and queue it for every seat."""
@@ -354,34 +338,21 @@ class Table:
 
     # -- one decision ----------------------------------------------------------------------
 
-    #: When the decision under way started, and its first act id (kept for a ``late`` one).
-    _decision: tuple[float, int]
-
     async def _decide(
-        self,
-        seat: Seat,
-        match: Match,
-        legal: list[Action],
-        clock: trio.CancelScope,
-        late: BotFault | None,
+        self, seat: Seat, match: Match, legal: list[Action]
     ) -> tuple[Action, str | None, int | None, Timing]:
         """The seat's action, or the fault policy's with the fault's reason code (None when the
-        bot answered); raises ``_MatchOver`` on a forfeit. ``late`` is the fault of this
-        decision when ``clock`` ran out during it."""
-        if late is None:
-            self.decisions += 1
-            self._decision = (trio.current_time(), self._last_id + 1)
-        started, first_id = self._decision
+        bot answered); raises ``_MatchOver`` on a forfeit."""
+        self.decisions += 1
+        started = trio.current_time()
         deadline = started + self.settings.move_timeout + self.bank[seat]
+        first_id = self._last_id + 1
         fault: BotFault | None = None
         try:
-            if late is not None:
-                raise late
             if seat in self.dead:
                 raise self.dead[seat]
-            act_id, action = await self._ask(seat, match, legal, clock, deadline)
+            act_id, action = await self._ask(seat, match, legal, deadline)
         except BotFault as exc:
-            clock.deadline = math.inf  # the fault is looked into with no bot's clock running
             fault = exc if seat in self.dead else await self._explained(seat, exc)
         elapsed = trio.current_time() - started
         overrun = max(0.0, elapsed - self.settings.move_timeout)
@@ -413,18 +384,13 @@ class Table:
         return cost
 
     async def _ask(
-        self,
-        seat: Seat,
-        match: Match,
-        legal: list[Action],
-        clock: trio.CancelScope,
-        deadline: float,
+        self, seat: Seat, match: Match, legal: list[Action], deadline: float
     ) -> tuple[int, Action]:
         """Send ``act`` until the bot answers with a legal action; return (id, action).
 
         One deadline covers the whole exchange: a refused answer does not stop the clock. The
-        first ``act`` goes out before anything else is done (the clock, the log): whatever can
-        wait for the bot's answer is done while the bot thinks.
+        first ``act`` goes out before anything else is done (the deadline's scope, the log):
+        whatever can wait for the bot's answer is done while the bot thinks.
         """
         connection = self.connections[seat]
         view = match.view(seat)
@@ -436,30 +402,31 @@ class Table:
             self.log.flush()
         match.deal_ahead()
         rejections = 0
-        clock.deadline = deadline
-        if unsent:
-            await connection.send(unsent)
-        while True:
-            try:
-                answer, line = await self._receive(seat, act_id, ActionAnswer)
-                assert isinstance(answer, ActionAnswer)
-                if answer.action not in legal:
-                    illegal = self._illegal(seat, match, answer.action)
-                    illegal.raw = excerpt(line)
-                    raise illegal
-                return act_id, answer.action
-            except Rejection as rejection:
-                rejections += 1
-                await self._reject(seat, act_id, rejection)
-                if rejections >= self.settings.max_rejections:
-                    raise TooManyRejections(
-                        f"{rejections} answers refused for one decision"
-                        f" (last: {reason_code(rejection)}: {rejection})"
-                    ) from None
-            act_id, line = self._act(seat, view, legal, deadline)
-            self.log.write(ActRecord(id=act_id, seat=seat, legal_actions=legal))
-            self.log.flush()
-            await connection.send(line)
+        with connection.deadline(deadline):
+            if unsent:
+                await connection.send(unsent)
+            while True:
+                try:
+                    answer, line = await self._receive(seat, act_id, ActionAnswer)
+                    assert isinstance(answer, ActionAnswer)
+                    if answer.action not in legal:
+                        illegal = self._illegal(seat, match, answer.action)
+                        illegal.raw = excerpt(line)
+                        raise illegal
+                    return act_id, answer.action
+                except Rejection as rejection:
+                    rejections += 1
+                    await self._reject(seat, act_id, rejection)
+                    if rejections >= self.settings.max_rejections:
+                        raise TooManyRejections(
+                            f"{rejections} answers refused for one decision"
+                            f" (last: {reason_code(rejection)}: {rejection})"
+                        ) from None
+                act_id, line = self._act(seat, view, legal, deadline)
+                self.log.write(ActRecord(id=act_id, seat=seat, legal_actions=legal))
+                self.log.flush()
+                await connection.send(line)
+        raise AssertionError("unreachable")  # pragma: no cover
 
     def _act(
         self, seat: Seat, view: View, legal: list[Action], deadline: float
