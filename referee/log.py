@@ -9,7 +9,10 @@ that was written.
 
 The table calls ``flush`` before every wait on a bot and after the last record, so whatever
 the referee is doing when it is killed (even with ``kill -9``), the log on disk holds every
-record up to the last wait; a log that stops before ``match_end`` reads as truncated.
+record up to the last wait; a log that stops before ``match_end`` reads as truncated. Records
+are only queued until then and encoded, chained and written at ``flush``: the table flushes
+after sending each ``act``, so the log's work is done while the bot thinks, not between its
+answer and the next ``act``.
 """
 
 from __future__ import annotations
@@ -36,20 +39,44 @@ def next_chain(previous: str, body: bytes) -> str:
 
 
 class LogWriter:
-    """Appends chained records to a binary stream (a file for real matches, BytesIO in tests)."""
+    """Appends chained records to a binary stream (a file for real matches, BytesIO in tests).
+
+    Records are immutable, so a queued one is encoded as it was written.
+    """
 
     def __init__(self, stream: IO[bytes]) -> None:
         self._stream = stream
-        #: The chain of the last record written: the log's digest so far.
-        self.chain = ""
+        self._queued: list[LogRecord] = []
+        self._chain = b""  # ASCII hex, as it is hashed and written
 
     def write(self, record: LogRecord) -> None:
-        body = _ENCODER.encode(record)
-        self.chain = next_chain(self.chain, body)
-        self._stream.write(body[:-1] + b',"chain":"' + self.chain.encode("ascii") + b'"}\n')
+        """Queue ``record``; ``flush`` (or reading ``chain``) writes it."""
+        self._queued.append(record)
 
     def flush(self) -> None:
+        """Write every queued record in one write, and flush the stream to the OS."""
+        self._write_queued()
         self._stream.flush()
+
+    @property
+    def chain(self) -> str:
+        """The chain of the last record written: the log's digest so far."""
+        self._write_queued()
+        return self._chain.decode("ascii")
+
+    def _write_queued(self) -> None:
+        """``next_chain`` over each queued record, on the chain's ASCII bytes."""
+        if not self._queued:
+            return
+        chain = self._chain
+        pieces: list[bytes] = []
+        for record in self._queued:
+            body = _ENCODER.encode(record)
+            chain = hashlib.sha256(chain + body).hexdigest().encode("ascii")
+            pieces += (body[:-1], b',"chain":"', chain, b'"}\n')
+        self._queued.clear()
+        self._chain = chain
+        self._stream.write(b"".join(pieces))
 
 
 @dataclass

@@ -74,6 +74,7 @@ from referee.rules import Action, HandEnded, HandStarted, Match, MatchEnded, Tri
 from referee.rules.contract import side_name
 from referee.rules.deal import Stream
 from referee.rules.tiles import OPPONENTS_OF, PARTNERSHIP_OF, SEATS, Partnership, Seat
+from referee.rules.views import View
 from referee.sandbox.policy import SandboxReport
 from referee.settings import MatchSettings, Penalty, penalty
 
@@ -340,7 +341,7 @@ class Table:
             self.record.hands[-1].result = result
             self.record.marks = dict(match.marks)
             self.log.write(
-                HandEndRecord(hand=event.review.hand_number, result=result, marks=match.marks)
+                HandEndRecord(hand=event.review.hand_number, result=result, marks=dict(match.marks))
             )
             for seat in SEATS:
                 message = HandEnd(
@@ -441,26 +442,24 @@ class Table:
     ) -> tuple[int, Action]:
         """Send ``act`` until the bot answers with a legal action; return (id, action).
 
-        One deadline covers the whole exchange: a refused answer does not stop the clock.
+        One deadline covers the whole exchange: a refused answer does not stop the clock. The
+        first ``act`` goes out before anything else is done (the deadline's scope, the log):
+        whatever can wait for the bot's answer is done while the bot thinks.
         """
-        view = match.view(seat)
         connection = self.connections[seat]
+        view = match.view(seat)
+        act_id, line = self._act(seat, view, legal, deadline)
+        try:
+            unsent = connection.send_now(self._take_outbox(seat) + line)
+        finally:
+            self.log.write(ActRecord(id=act_id, seat=seat, legal_actions=legal))
+            self.log.flush()
+        match.deal_ahead()
         rejections = 0
         with connection.deadline(deadline):
+            if unsent:
+                await connection.send(unsent)
             while True:
-                self._last_id += 1
-                act_id = self._last_id
-                time_ms = max(0, int((deadline - trio.current_time()) * 1000))
-                act = Act(
-                    id=act_id,
-                    events=self._take_events(seat),
-                    view=view,
-                    legal_actions=legal,
-                    time_ms=time_ms,
-                )
-                self.log.write(ActRecord(id=act_id, seat=seat, legal_actions=legal))
-                self.log.flush()
-                await connection.send(self._take_outbox(seat) + encode_line(act))
                 try:
                     answer, line = await self._receive(seat, act_id, ActionAnswer)
                     assert isinstance(answer, ActionAnswer)
@@ -477,7 +476,26 @@ class Table:
                             f"{rejections} answers refused for one decision"
                             f" (last: {reason_code(rejection)}: {rejection})"
                         ) from None
+                act_id, line = self._act(seat, view, legal, deadline)
+                self.log.write(ActRecord(id=act_id, seat=seat, legal_actions=legal))
+                self.log.flush()
+                await connection.send(line)
         raise AssertionError("unreachable")  # pragma: no cover
+
+    def _act(
+        self, seat: Seat, view: View, legal: list[Action], deadline: float
+    ) -> tuple[int, bytes]:
+        """A fresh ``act`` for the seat (the events it has not been told yet), and its id."""
+        self._last_id += 1
+        time_ms = max(0, int((deadline - trio.current_time()) * 1000))
+        act = Act(
+            id=self._last_id,
+            events=self._take_events(seat),
+            view=view,
+            legal_actions=legal,
+            time_ms=time_ms,
+        )
+        return self._last_id, encode_line(act)
 
     async def _receive(
         self, seat: Seat, expected_id: int, kind: type[Ready | ActionAnswer]

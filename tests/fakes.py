@@ -67,7 +67,7 @@ from referee.rules import (
     View,
 )
 from referee.settings import MatchSettings
-from referee.table import MatchOutcome, Table
+from referee.table import Explain, MatchOutcome, Table
 
 # -- replies ----------------------------------------------------------------------------------
 
@@ -349,16 +349,20 @@ def settings(**overrides: Any) -> MatchSettings:
 
 
 async def play_match(
-    bots: Mapping[Seat, FakeBot] | Sequence[FakeBot], match_settings: MatchSettings
+    bots: Mapping[Seat, FakeBot] | Sequence[FakeBot],
+    match_settings: MatchSettings,
+    explain: Explain | None = None,
 ) -> MatchRun:
-    """Play a whole match between four fake bots; the log goes to memory and is parsed back."""
+    """Play a whole match between four fake bots; the log goes to memory and is parsed back.
+
+    ``explain`` stands for the runner's, which waits for a bot that went away."""
     seated = dict(bots) if isinstance(bots, Mapping) else dict(zip(SEATS, bots, strict=True))
     buffer = io.BytesIO()
     connections = {
         seat: bot.connection(seat, match_settings.max_line_bytes) for seat, bot in seated.items()
     }
     commands = {seat: f"fake {seat}" for seat in SEATS}
-    table = Table(match_settings, connections, LogWriter(buffer), commands)
+    table = Table(match_settings, connections, LogWriter(buffer), commands, explain=explain)
     async with trio.open_nursery() as nursery:
         for bot in seated.values():
             nursery.start_soon(bot.run)

@@ -40,7 +40,7 @@ from fakes import (
     simple,
 )
 
-from referee.errors import IllegalAction
+from referee.errors import BotFault, IllegalAction
 from referee.messages import Act, Hello
 from referee.records import (
     ActRecord,
@@ -636,6 +636,74 @@ async def test_the_time_bank_lets_slow_moves_through_and_is_debited(
     assert f'"id":{acts[2].id},' in ignored.raw
     assert run.outcome.end == "marks"
     assert run.outcome.faults == faults(**{seat: {"timeout": 1, "ignored": 1}})
+    check_run(run)
+
+
+class AnswersAsTimeRunsOut(FakeBot):
+    """Answers its first act, then moves the clock past that act's deadline before the
+    referee has run again: the answer has been read, and the deadline has passed."""
+
+    def __init__(self, clock: trio.testing.MockClock, seconds: float) -> None:
+        super().__init__()
+        self.clock, self.seconds = clock, seconds
+
+    async def _perform(self, reply: Reply) -> None:
+        await super()._perform(reply)
+        if len(self.acts) == 1:
+            self.clock.jump(self.seconds)
+
+
+async def test_an_answer_read_as_its_deadline_passes_costs_nobody_a_fault(
+    mock_clock: trio.testing.MockClock,
+) -> None:
+    # The answer is read as its deadline passes: it counts, and the next seat's exchange is
+    # not charged with the time that ran out.
+    dealer = first_dealer(5)
+    first = LEFT_OF[dealer]
+    seated = {seat: FakeBot() for seat in SEATS}
+    seated[first] = AnswersAsTimeRunsOut(mock_clock, 2.0)
+    run = await play_match(seated, settings(seed=5, move_timeout=1.0, time_bank=0.0))
+    assert run.outcome.end == "marks"
+    assert run.outcome.faults == NO_FAULTS
+    assert not any(move.forced for move in run.of(MoveRecord))
+    check_run(run)
+
+
+class CrashesAsTimeRunsOut(FakeBot):
+    """Closes its output a moment after its first act and, before the referee runs again,
+    moves the clock past that act's deadline."""
+
+    def __init__(self, clock: trio.testing.MockClock, seconds: float) -> None:
+        super().__init__(lambda act: [Sleep(0.1)])
+        self.clock, self.seconds = clock, seconds
+
+    async def _perform(self, reply: Reply) -> None:
+        await super()._perform(reply)
+        if len(self.acts) == 1 and not self.output_closed:
+            self.output_closed = True
+            self._from_bot[0].close()  # no checkpoint: the referee has not run yet
+            self.clock.jump(self.seconds)
+
+
+async def test_a_crash_as_its_deadline_passes_is_a_crash(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    # The end of the bot's output is read as its deadline passes: looking into the crash
+    # (the runner waits for the process) is not cut short by that deadline.
+    first = LEFT_OF[first_dealer(5)]
+    seated = {seat: FakeBot() for seat in SEATS}
+    seated[first] = CrashesAsTimeRunsOut(autojump_clock, 2.0)
+    explained: list[Seat] = []
+
+    async def explain(seat: Seat, fault: BotFault) -> BotFault:
+        await trio.sleep(0)
+        explained.append(seat)
+        return fault
+
+    run = await play_match(seated, settings(seed=5, move_timeout=1.0, time_bank=0.0), explain)
+    assert explained == [first]
+    assert run.outcome.forfeit is not None
+    assert (run.outcome.forfeit.seat, run.outcome.forfeit.reason) == (first, "crashed")
     check_run(run)
 
 

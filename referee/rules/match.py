@@ -8,7 +8,7 @@ from referee.rules.contract import HandResult
 from referee.rules.deal import check_seed, deal, first_dealer
 from referee.rules.events import Event, HandEnded, HandStarted, MatchEnded
 from referee.rules.hand import Hand
-from referee.rules.tiles import LEFT_OF, MARKS_TO_WIN, Partnership, Seat
+from referee.rules.tiles import LEFT_OF, MARKS_TO_WIN, Partnership, Seat, Tile
 from referee.rules.views import View
 
 
@@ -20,17 +20,27 @@ class Match:
     more marks (None until then). After a hand ends, ``apply`` deals the next one at once.
     """
 
-    __slots__ = ("hand", "marks", "results", "seed", "winner")
+    __slots__ = ("_next_deal", "hand", "marks", "results", "seed", "winner")
 
     def __init__(self, seed: int) -> None:
         self.seed = check_seed(seed)
         self.marks: dict[Partnership, int] = {"AC": 0, "BD": 0}
         self.results: list[HandResult] = []
         self.winner: Partnership | None = None
+        self._next_deal: dict[Seat, list[Tile]] | None = None
         self.hand = self._deal(1, first_dealer(seed))
 
+    def deal_ahead(self) -> None:
+        """Shuffle the next hand now, when there is time to spare: a deal depends on nothing but
+        the seed, so ``apply`` at the end of this hand then has one slow step fewer."""
+        if self._next_deal is None and self.winner is None:
+            hand = self.hand
+            self._next_deal = deal(self.seed, hand.hand_number + 1, LEFT_OF[hand.dealer])
+
     def _deal(self, number: int, dealer: Seat) -> Hand:
-        return Hand(dealer, deal(self.seed, number, dealer), hand_number=number, marks=self.marks)
+        tiles = self._next_deal or deal(self.seed, number, dealer)
+        self._next_deal = None
+        return Hand(dealer, tiles, hand_number=number, marks=self.marks)
 
     @property
     def is_over(self) -> bool:
