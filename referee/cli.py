@@ -800,9 +800,10 @@ def bench_referee(
     from referee.bench import referee
 
     result = referee.run(matches, seed)
+    pinned = ", the referee and the bots on CPUs of their own" if result.pinned else ""
     typer.echo(
         f"raw pipe: {result.raw_per_second:.0f} round trips/s"
-        f" ({result.raw_round_trips} act lines echoed by a Python process)"
+        f" ({result.raw_round_trips} act lines echoed by a Python process{pinned})"
     )
     typer.echo(
         f"referee: {result.matches} matches, {result.decisions} decisions"

@@ -4,11 +4,15 @@ Both halves run in the same process, over the same kind of pipes, with the same 
 echo process answers real ``act`` lines (recorded from random matches) as fast as the pipe
 allows — the ceiling; and full matches between instant bots run through the real referee
 (processes, views, validation, events, the log). The two alternate in rounds so that both
-see the same machine. Bot start-up is not counted.
+see the same machine, and on a machine of two CPUs or more both run the same way: the
+referee on one CPU, the bots (or the echo) on another (see ``cpus``). Bot start-up is not
+counted.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
 import random
 import shlex
 import sys
@@ -24,7 +28,10 @@ from referee.messages import Act, PublicEvent, encode_line
 from referee.process import BotProcess
 from referee.rules import SEATS, Match, Seat
 from referee.runner import run_match
-from referee.settings import MatchSettings
+from referee.sandbox.policy import SandboxPlan
+from referee.sandbox.policy import plan as plan_sandbox
+from referee.seating.source import FreshBots
+from referee.settings import MatchSettings, SandboxSettings
 
 HERE: Final = Path(__file__).resolve().parent
 INSTANT_BOT: Final = HERE / "instant_bot.py"
@@ -42,6 +49,8 @@ class RefereeBench:
     seconds: float
     raw_round_trips: int
     raw_seconds: float
+    #: The referee and the bots ran on CPUs of their own (see ``cpus``).
+    pinned: bool = False
 
     @property
     def decisions_per_second(self) -> float:
@@ -80,9 +89,48 @@ def sample_act_lines(seed: int, count: int) -> list[bytes]:
     return lines
 
 
-async def raw_pipe_rate(lines: list[bytes], rounds: int) -> tuple[int, float]:
+def cpus() -> tuple[set[int], set[int]] | None:
+    """(the referee's CPU, the bots' CPU) when the benchmark pins them, else None.
+
+    Left to the scheduler, one echo process shares the referee's CPU in some runs (a round trip
+    of about 33 us here) and sits on the other in others (85 us: waking another CPU is costly
+    in a VM), while a match's four bots nearly always run on the other: the share would swing
+    between 30% and 70% with where the echo landed. Pinned, both halves cross between CPUs
+    at every round trip, as a match on a busy machine does.
+    """
+    available = sorted(os.sched_getaffinity(0))
+    if len(available) < 2:
+        return None
+    return {available[0]}, {available[-1]}
+
+
+def pin(pid: int, where: tuple[set[int], set[int]] | None) -> None:
+    if where is not None:
+        with contextlib.suppress(OSError):  # a seat under another uid may refuse it
+            os.sched_setaffinity(pid, where[1])
+
+
+class PinnedBots(FreshBots):
+    """Fresh bots for each match, each moved to the bots' CPU once started."""
+
+    def __init__(self, plan: SandboxPlan, where: tuple[set[int], set[int]] | None) -> None:
+        super().__init__(plan)
+        self.where = where
+
+    async def take(
+        self, seat: Seat, command: str, stderr: Path, settings: MatchSettings
+    ) -> BotProcess:
+        bot = await super().take(seat, command, stderr, settings)
+        pin(bot.process.pid, self.where)
+        return bot
+
+
+async def raw_pipe_rate(
+    lines: list[bytes], rounds: int, where: tuple[set[int], set[int]] | None = None
+) -> tuple[int, float]:
     """Round trips between this process and an echo process over pipes, and their seconds."""
     bot = BotProcess.start("A", shlex.join([*PYTHON, str(ECHO)]), None, 0)
+    pin(bot.process.pid, where)
     connection = BotConnection("A", bot.stdin, bot.stdout, 1 << 20)
     try:
         for line in lines[:50]:  # warm up
@@ -104,19 +152,29 @@ async def _run(matches: int, seed: int, rounds: int) -> RefereeBench:
     lines = sample_act_lines(seed, 2000)
     decisions = raw_trips = 0
     seconds = raw_seconds = 0.0
-    with tempfile.TemporaryDirectory() as directory:
-        for round_number in range(rounds):
-            round_decisions = 0
-            for i in range(round_number, matches, rounds):
-                settings = MatchSettings(seed=seed + i)
-                outcome = await run_match(settings, commands, Path(directory) / f"{i}.jsonl")
-                round_decisions += outcome.decisions
-                seconds += outcome.play_seconds
-            decisions += round_decisions
-            trips, elapsed = await raw_pipe_rate(lines, max(round_decisions, 200))
-            raw_trips += trips
-            raw_seconds += elapsed
-    return RefereeBench(matches, decisions, seconds, raw_trips, raw_seconds)
+    where = cpus()
+    before = os.sched_getaffinity(0)
+    if where is not None:
+        os.sched_setaffinity(0, where[0])
+    try:
+        with tempfile.TemporaryDirectory() as directory:
+            for round_number in range(rounds):
+                round_decisions = 0
+                for i in range(round_number, matches, rounds):
+                    settings = MatchSettings(seed=seed + i)
+                    log = Path(directory) / f"{i}.jsonl"
+                    sandbox = plan_sandbox(SandboxSettings(), settings, commands, [log.parent])
+                    bots = PinnedBots(sandbox, where)
+                    outcome = await run_match(settings, commands, log, sandbox, bots)
+                    round_decisions += outcome.decisions
+                    seconds += outcome.play_seconds
+                decisions += round_decisions
+                trips, elapsed = await raw_pipe_rate(lines, max(round_decisions, 200), where)
+                raw_trips += trips
+                raw_seconds += elapsed
+    finally:
+        os.sched_setaffinity(0, before)
+    return RefereeBench(matches, decisions, seconds, raw_trips, raw_seconds, where is not None)
 
 
 def run(matches: int, seed: int, rounds: int = 5) -> RefereeBench:

@@ -27,19 +27,23 @@ class Match:
         self.marks: dict[Partnership, int] = {"AC": 0, "BD": 0}
         self.results: list[HandResult] = []
         self.winner: Partnership | None = None
-        self._next_deal: dict[Seat, list[Tile]] | None = None
+        #: The next hand's tiles, shuffled ahead: (its number, its dealer, the tiles).
+        self._next_deal: tuple[int, Seat, dict[Seat, list[Tile]]] | None = None
         self.hand = self._deal(1, first_dealer(seed))
 
     def deal_ahead(self) -> None:
         """Shuffle the next hand now, when there is time to spare: a deal depends on nothing but
         the seed, so ``apply`` at the end of this hand then has one slow step fewer."""
         if self._next_deal is None and self.winner is None:
-            hand = self.hand
-            self._next_deal = deal(self.seed, hand.hand_number + 1, LEFT_OF[hand.dealer])
+            number, dealer = self.hand.hand_number + 1, LEFT_OF[self.hand.dealer]
+            self._next_deal = (number, dealer, deal(self.seed, number, dealer))
 
     def _deal(self, number: int, dealer: Seat) -> Hand:
-        tiles = self._next_deal or deal(self.seed, number, dealer)
-        self._next_deal = None
+        ahead, self._next_deal = self._next_deal, None
+        if ahead is not None and ahead[:2] == (number, dealer):
+            tiles = ahead[2]
+        else:
+            tiles = deal(self.seed, number, dealer)
         return Hand(dealer, tiles, hand_number=number, marks=self.marks)
 
     @property
