@@ -224,7 +224,9 @@ class BotProcess:
         last match is dropped unread first: only lines written after the new ``hello`` count
         (a late answer to the last match must not be judged in this one)."""
         with suppress(OSError):  # BlockingIOError: nothing more to read now
-            for _ in range(_UNREAD_CHUNKS):  # a bot that never stops writing is judged instead
+            for _ in range(
+                _UNREAD_CHUNKS if self.matches_played else 0
+            ):  # a bot that never stops writing is judged instead
                 if not os.read(self.stdout.fileno(), 65536):
                     break  # end of output: the match will find the bot gone
         return BotConnection(self.seat, self.stdin, self.stdout, max_line_bytes)

@@ -12,7 +12,7 @@ sorted (see ``canonical_json``), so any language can recompute it.
 from __future__ import annotations
 
 import hashlib
-from typing import Any, Final, Literal
+from typing import Annotated, Any, Final, Literal
 
 import msgspec
 
@@ -147,7 +147,7 @@ class BotReady(_Record, frozen=True, tag="ready"):
     #: The process played earlier matches (a tournament's warm pool kept it).
     reused: bool = False
     #: How many: 0 for a process started for this match.
-    previous_matches: int = 0
+    previous_matches: Annotated[int, msgspec.Meta(ge=0)] = 0
 
 
 class DealRecord(_Record, frozen=True, tag="deal"):

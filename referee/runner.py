@@ -122,7 +122,6 @@ async def run_match(
     with private_file(log_path) as log_file:
         log = LogWriter(log_file)
         bots: dict[Seat, BotProcess] = {}
-        replaced: list[BotProcess] = []
         failures: dict[Seat, BotStartFailed] = {}
         table: Table | None = None
 
@@ -137,8 +136,9 @@ async def run_match(
                 return bot.connect(settings.max_line_bytes)
 
             async def restart(seat: Seat) -> BotConnection:
+                """Close the kept bot that failed (at once: it may be spinning), start another."""
                 assert source is not None
-                replaced.append(bots.pop(seat))
+                await give_back_all(source, [(bots.pop(seat), False)])
                 try:
                     bot = await source.fresh(
                         seat, commands[seat], stderr_path(log_path, seat), settings
@@ -174,11 +174,11 @@ async def run_match(
                     connections,
                     log,
                     commands,
-                    failures,
-                    sandbox.report,
-                    explain,
-                    {seat: bot.matches_played for seat, bot in bots.items()},
-                    restart,
+                    start_failures=failures,
+                    sandbox=sandbox.report,
+                    explain=explain,
+                    previous_matches={seat: bot.matches_played for seat, bot in bots.items()},
+                    restart=restart,
                 )
                 outcome = await table.play()
             except BaseException as exc:
@@ -194,10 +194,8 @@ async def run_match(
             finally:
                 try:
                     if source is not None:
-                        played = table is not None and table.played_through()
-                        given = [(bot, False) for bot in replaced]
-                        given += [
-                            (bot, played and table is not None and table.reusable(seat))
+                        given = [
+                            (bot, table is not None and table.reusable(seat))
                             for seat, bot in bots.items()
                         ]
                         await give_back_all(source, given)

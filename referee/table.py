@@ -296,15 +296,14 @@ class Table:
         assert isinstance(ready, Ready)
         return ready, (trio.current_time() - started) * 1000
 
-    def played_through(self) -> bool:
-        """Did the match end by its rules (not interrupted, not by an error in the referee)?"""
-        return self.outcome is not None and self.outcome.end not in ("interrupted", "error")
-
     def reusable(self, seat: Seat) -> bool:
-        """May the seat's process play another match? Only if it said it can, was charged
-        with no fault, and heard ``match_end``."""
+        """May the seat's process play another match? Only if the match ended by its rules
+        (not interrupted, not by an error in the referee), and the bot said it can, was
+        charged with no fault and heard ``match_end``."""
         return (
-            self.declared.get(seat) == "many"
+            self.outcome is not None
+            and self.outcome.end not in ("interrupted", "error")
+            and self.declared.get(seat) == "many"
             and seat not in self.dead
             and seat not in self.charged
             and seat in self.delivered

@@ -123,6 +123,7 @@ class _Replay:
         self.strikes: dict[Seat, int] = dict.fromkeys(SEATS, 0)
         self.startup_failed: list[Seat] = []
         self.restarted: list[Seat] = []  # kept processes replaced at the start
+        self.late: set[Seat] = set()  # seats whose answers were ignored before their ready
         self.ready: list[Seat] = []
         self.startup_rejections: Counter[Seat] = Counter()
         self.forced_by: FaultRecord | None = None  # a random-policy fault awaiting its move
@@ -216,6 +217,8 @@ class _Replay:
         self.expect("reused (previous matches > 0)", record.previous_matches > 0, record.reused)
         if record.seat in self.restarted and record.reused:
             raise self.fail(f"{record.seat}'s process was replaced, yet its ready says reused")
+        if record.seat in self.late and not record.reused:
+            raise self.fail(f"an answer ignored before {record.seat}'s ready from a fresh process")
 
     def on_DealRecord(self, record: DealRecord) -> None:
         if self.started:
@@ -301,12 +304,19 @@ class _Replay:
                 raise self.fail("an ignored answer with no act before it")
             self.expect("seat of the ignored answer", self.act.seat, record.seat)
             self.expect("expected id", self.act.id, record.expected_id)
+            return
+        # Before the start: a kept bot's late answer to its last match (its ready says reused).
+        self.expect("expected id of an answer before ready", 0, record.expected_id)
+        if record.seat in self.ready or record.seat in self.startup_failed:
+            raise self.fail(f"an ignored answer from {record.seat} after its start-up ended")
+        self.late.add(record.seat)
 
     def on_FaultRecord(self, record: FaultRecord) -> None:
         self.faults[record.seat][record.reason] += 1
         if not self.started and record.penalty == "restart":
-            if record.seat in self.ready or record.seat in self.startup_failed:
-                raise self.fail(f"a restart of {record.seat} after its start-up ended")
+            if self.ready or self.startup_failed:
+                raise self.fail(f"a restart of {record.seat} after the start-up ended")
+            self.expect("strikes of a restart", 0, record.strikes)
             if record.seat in self.restarted:
                 raise self.fail(f"a second restart of {record.seat}")
             self.check_rejection_count(record, self.startup_rejections[record.seat])

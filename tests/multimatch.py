@@ -49,8 +49,19 @@ async def play(
         return await seating[seat].explain(fault)
 
     with log.open("wb") as file:
-        table = Table(settings, connections, LogWriter(file), commands, explain=explain)
-        return await table.play()
+        table = Table(
+            settings,
+            connections,
+            LogWriter(file),
+            commands,
+            explain=explain,
+            previous_matches={seat: bot.matches_played for seat, bot in seating.items()},
+        )
+        outcome = await table.play()
+    for seat, bot in seating.items():  # as a warm pool counts them
+        if table.reusable(seat):
+            bot.matches_played += 1
+    return outcome
 
 
 async def exit_at_eof(bot: BotProcess) -> tuple[int | None, float]:

@@ -22,6 +22,10 @@ def _silent(hello: object) -> None:
     return None
 
 
+def _many(hello: object) -> bytes:
+    return line({"type": "ready", "name": "many", "matches": "many"})
+
+
 async def _play(
     first: FakeBot,
     previous: dict[Seat, int],
@@ -59,7 +63,7 @@ async def _play(
 async def test_a_kept_bot_that_does_not_answer_hello_is_replaced_and_the_match_played(
     autojump_clock: trio.abc.Clock,
 ) -> None:
-    fresh = FakeBot()
+    fresh = FakeBot(hello=_many)
     outcome, log, table = await _play(FakeBot(hello=_silent), {"A": 3, "B": 3}, fresh)
     records = parse_log(log)
     faults = [record for record in records if isinstance(record, FaultRecord)]
@@ -71,8 +75,8 @@ async def test_a_kept_bot_that_does_not_answer_hello_is_replaced_and_the_match_p
     assert outcome.faults["A"] == {"timeout": 1}
     assert fresh.hello is not None and fresh.hello.seat == "A"
     verify(parse_log_file(log))
-    assert not table.reusable("A")  # the fakes say one match: none is kept
-    assert table.played_through()
+    assert table.reusable("A")  # the fresh process was charged nothing: it may be kept
+    assert not table.reusable("B")  # it says one match
 
 
 async def test_a_replacement_that_cannot_start_forfeits_as_any_start_up_failure(
@@ -94,10 +98,6 @@ async def test_a_bot_started_for_the_match_is_never_restarted(
     assert [(f.seat, f.reason, f.penalty) for f in faults] == [("A", "timeout", "forfeit")]
     assert outcome.end == "forfeit"
     verify(parse_log_file(log))
-
-
-def _many(hello: object) -> bytes:
-    return line({"type": "ready", "name": "many", "matches": "many"})
 
 
 async def test_only_a_bot_that_said_many_and_was_charged_nothing_may_be_kept(

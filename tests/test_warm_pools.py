@@ -217,7 +217,8 @@ def test_a_kept_bot_is_retired_before_its_cpu_bound_could_stop_it(
     tmp_path: Path, wrapped: bool
 ) -> None:
     """0.7 s of CPU a match under a 2 s bound: a third match would pass the bound, so the
-    process is retired after two (a shell that waits for the bot counts the bot's CPU)."""
+    process is retired after two. Under a shell that waits for it, the bot is a child of the
+    group's leader: every process of the bot is counted, each by its own CPU."""
     marker = f"cpu-{tmp_path.name}"
     burner = many(marker, "--burn", "0.7")
     if wrapped:

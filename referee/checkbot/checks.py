@@ -387,6 +387,7 @@ async def two_matches(session: Session, context: Context) -> Verdict:
             context.command,
             context.sandbox.report,
             session.bot.explain,
+            previous_matches=number - 1,  # the second is judged as a tournament judges it
         )
         ended = trio.current_time()
         _seat_times(match.records, seat, context.findings)

@@ -57,6 +57,7 @@ async def play_among_random_bots(
     command: str,
     sandbox: SandboxReport,
     explain: Callable[[BotFault], Awaitable[BotFault]],
+    previous_matches: int = 0,
 ) -> Played:
     """One match with ``connection`` in ``seat``; the connection stays open after it."""
     connections = {seat: connection}
@@ -75,12 +76,19 @@ async def play_among_random_bots(
                     streams += [ours, theirs]
                     nursery.start_soon(_serve, theirs)
                     connections[other] = BotConnection(other, ours, ours, settings.max_line_bytes)
-            table = Table(settings, connections, LogWriter(log), commands, None, sandbox, explained)
+            table = Table(
+                settings,
+                connections,
+                LogWriter(log),
+                commands,
+                sandbox=sandbox,
+                explain=explained,
+                previous_matches={seat: previous_matches},
+            )
             outcome = await table.play()
             nursery.cancel_scope.cancel()
     finally:
         with trio.CancelScope(shield=True):
             for stream in streams:
                 await stream.aclose()
-    reusable = table.played_through() and table.reusable(seat)
-    return Played(outcome, parse_log(log.getvalue()).records, reusable)
+    return Played(outcome, parse_log(log.getvalue()).records, table.reusable(seat))

@@ -104,8 +104,9 @@ class Jails:
             self.root = root
         return self.root
 
-    def jail(self, plan: SandboxPlan, seat: Seat) -> SeatJail | None:
-        """A sandbox for a bot started in ``seat`` under ``plan`` (None when it is off)."""
+    def jail(self, plan: SandboxPlan, seat: Seat, user_tasks: int | None = None) -> SeatJail | None:
+        """A sandbox for a bot started in ``seat`` under ``plan`` (None when it is off).
+        ``user_tasks``: this user's processes and threads, if counted already."""
         if plan.off:
             return None
         root = self.open()
@@ -116,7 +117,7 @@ class Jails:
                 uid = UID_BASE + os.getpid() * PLACES + place
             nproc = plan.limits.max_processes
             if os.geteuid() != 0:  # not root: the limit counts all of this user's tasks
-                nproc += _user_tasks(os.getuid())
+                nproc += _user_tasks(os.getuid()) if user_tasks is None else user_tasks
             cgroup = _place_cgroup(place) if "cgroup" in plan.report.seats[seat] else None
             # An unguessable name: the root can be passed through, not listed, so no bot can
             # reach another's directory even to stat it (its times could carry a message).
@@ -155,9 +156,14 @@ class MatchJails:
         self.jails = Jails()
         if not plan.off:
             self.jails.open()  # fails here, before any bot, when it cannot be made
+        #: Counted once for the match's four seats, so that each gets the same bound.
+        self._user_tasks = None if plan.off or os.geteuid() == 0 else _user_tasks(os.getuid())
 
     def jail(self, seat: Seat) -> SeatJail | None:
-        return self.jails.jail(self.plan, seat)
+        return self.jails.jail(self.plan, seat, self._user_tasks)
+
+    def release(self, jail: SeatJail) -> None:
+        self.jails.release(jail)
 
     def close(self) -> None:
         self.jails.close()

@@ -6,12 +6,13 @@ Dask worker): bots die with the thread that started them (their parent-death sig
 they are only ever lent to matches that thread plays. An idle process is stopped
 (``BotProcess.pause``) until it is lent again. A pool keeps at most ``PER_ENTRANT`` idle
 processes per entrant and ``TOTAL`` in all (the least recently used go first), and closes a
-process idle for ``IDLE_SECONDS``, so a worker that plays no more matches — a Dask worker
-that outlives its tournament — leaves nothing running for long.
+process idle for ``IDLE_SECONDS`` (or up to a quarter of it more), so a worker that plays no
+more matches — a Dask worker that outlives its tournament — leaves nothing running for long.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import shlex
 import signal
@@ -69,6 +70,7 @@ class WarmPool:
         self._lock = threading.Lock()
         self._closed = threading.Event()
         self._expiry: threading.Thread | None = None
+        self._retiring = 0  # bots being closed now, whose sandboxes must outlive them
 
     @property
     def closed(self) -> bool:
@@ -86,7 +88,8 @@ class WarmPool:
 
     # -- lending -----------------------------------------------------------------------------
 
-    def _lend(self, key: str, deals: str) -> Kept | None:
+    def lend(self, key: str, deals: str) -> Kept | None:
+        """An idle process for ``key`` that may play ``deals`` (the fairness rule), now lent."""
         with self._lock:
             idle = self._idle.get(key, [])
             kept = choose(idle, deals)
@@ -97,7 +100,8 @@ class WarmPool:
             self._lent[kept.bot] = (key, kept)
             return kept
 
-    def _register(self, key: str, bot: BotProcess, deals: str) -> None:
+    def register(self, key: str, bot: BotProcess, deals: str) -> None:
+        """A process started for a match on ``deals``: the pool's from now on."""
         with self._lock:
             self._lent[bot] = (key, Kept(bot, {deals}))
 
@@ -107,15 +111,13 @@ class WarmPool:
             retire = [bot]
             if reusable and key is not None and kept is not None and not self.closed:
                 bot.matches_played += 1
-                bot.pause()
+                if bot.jail is not None:  # unsandboxed, it must still see its input end
+                    bot.pause()
                 kept.idle_since = time.monotonic()
                 self._idle.setdefault(key, []).append(kept)
                 retire = [evicted.bot for evicted in self._over_bounds()]
-            emptied = self.closed and not self._lent
         self._start_expiry()
         await self._retire(retire)
-        if emptied:
-            self.jails.close()
 
     def _over_bounds(self) -> list[Kept]:
         """Take out what exceeds ``PER_ENTRANT`` and ``TOTAL``, least recently used first."""
@@ -134,16 +136,32 @@ class WarmPool:
         return out
 
     async def _retire(self, bots: Sequence[BotProcess]) -> None:
+        """Close ``bots`` (taken out of the pool); the last to go after ``aclose`` undoes the
+        pool's sandboxes, never while a bot is still closing in one."""
+
         async def one(bot: BotProcess) -> None:
             bot.resume()  # a stopped bot cannot hear its input close
             await bot.close()
             if bot.jail is not None:
                 self.jails.release(bot.jail)
 
-        with trio.CancelScope(shield=True):
-            async with trio.open_nursery() as nursery:
-                for bot in bots:
-                    nursery.start_soon(one, bot)
+        with self._lock:
+            self._retiring += len(bots)
+        try:
+            with trio.CancelScope(shield=True):
+                async with trio.open_nursery() as nursery:
+                    for bot in bots:
+                        nursery.start_soon(one, bot)
+        finally:
+            with self._lock:
+                self._retiring -= len(bots)
+                emptied = self.closed and not self._lent and not self._idle_count()
+                emptied = emptied and not self._retiring
+            if emptied:
+                self.jails.close()
+
+    def _idle_count(self) -> int:
+        return sum(len(idle) for idle in self._idle.values())
 
     # -- idle processes and the end ----------------------------------------------------------
 
@@ -165,7 +183,8 @@ class WarmPool:
             while not self._closed.wait(self.idle_seconds / 4):
                 expired = self._take_expired(time.monotonic())
                 if expired:
-                    trio.run(self._retire, expired)
+                    with suppress(Exception):  # closing never raises; the thread must not die
+                        trio.run(self._retire, expired)
 
         self._expiry = threading.Thread(target=expire, name="warm-pool-expiry", daemon=True)
         self._expiry.start()
@@ -173,15 +192,16 @@ class WarmPool:
     async def aclose(self) -> None:
         """Close every idle process and take no more back (lent ones close as they return)."""
         self._closed.set()
-        if self._expiry is not None and self._expiry is not threading.current_thread():
+        if self._expiry is not None:
             self._expiry.join()  # it may be closing processes it took out
+        await self.evict_idle()
+
+    async def evict_idle(self) -> None:
+        """Close every idle process, keeping the pool open."""
         with self._lock:
             idle = [kept.bot for kept in (k for v in self._idle.values() for k in v)]
             self._idle.clear()
-            emptied = not self._lent
         await self._retire(idle)
-        if emptied:
-            self.jails.close()
 
     def close(self) -> None:
         """``aclose`` from outside trio (a worker process that ends)."""
@@ -210,30 +230,40 @@ class PoolSeating:
     async def take(
         self, seat: Seat, command: str, stderr: Path, settings: MatchSettings
     ) -> BotProcess:
-        while (kept := self.pool._lend(self.keys[seat], self.deals)) is not None:
+        while (kept := self.pool.lend(self.keys[seat], self.deals)) is not None:
             bot = kept.bot
-            # Made ready while still stopped, so that nothing it does races the emptying of
-            # its scratch. A bot that exited while idle is lent all the same: its match finds
-            # it gone, replaces it and records the fault (see ``Table._start``).
-            retire = None if bot.jail is None else bot.jail.next_match(bot.process.pid)
-            if retire is None:
-                bot.next_match(seat, stderr, settings.stderr_limit)
-                bot.resume()
-                return bot
+            try:
+                # Made ready while still stopped, so that nothing it does races the emptying
+                # of its scratch. A bot that exited while idle is lent all the same: its match
+                # finds it gone, replaces it and records the fault (see ``Table._start``).
+                retire = None if bot.jail is None else bot.jail.next_match(bot.process.pid)
+                if retire is None:
+                    bot.next_match(seat, stderr, settings.stderr_limit)
+                    bot.resume()
+                    return bot
+            except BaseException:
+                await self.pool.give_back(bot, reusable=False)
+                raise
             await self.pool.give_back(bot, reusable=False)
         return await self.fresh(seat, command, stderr, settings)
 
     async def fresh(
         self, seat: Seat, command: str, stderr: Path, settings: MatchSettings
     ) -> BotProcess:
-        jail = self.pool.jails.jail(self.plan, seat)
+        try:
+            jail = self.pool.jails.jail(self.plan, seat)
+        except OSError as exc:
+            if exc.errno != errno.EAGAIN:
+                raise
+            await self.pool.evict_idle()  # every sandbox place is taken: free this pool's
+            jail = self.pool.jails.jail(self.plan, seat)
         try:
             bot = BotProcess.start(seat, command, stderr, settings.stderr_limit, jail)
         except BaseException:
             if jail is not None:
                 self.pool.jails.release(jail)
             raise
-        self.pool._register(self.keys[seat], bot, self.deals)
+        self.pool.register(self.keys[seat], bot, self.deals)
         return bot
 
     async def give_back(self, bot: BotProcess, reusable: bool) -> None:

@@ -60,7 +60,7 @@ class FreshBots:
     async def give_back(self, bot: BotProcess, reusable: bool) -> None:
         await bot.close()
         if bot.jail is not None:
-            self.jails.jails.release(bot.jail)
+            self.jails.release(bot.jail)
 
     def close(self) -> None:
         self.jails.close()

@@ -128,12 +128,14 @@ def _sandbox_for(
 #: every pool of this process.
 _POOL = threading.local()
 _POOLS: list[WarmPool] = []
+_AT_EXIT = threading.Event()
 
 
 def warm_pool() -> WarmPool:
     pool: WarmPool | None = getattr(_POOL, "pool", None)
     if pool is None or pool.closed:  # closed: the end of a tournament on a Dask cluster
-        if not _POOLS:  # a Dask worker, or a tournament played in this process
+        if not _AT_EXIT.is_set():  # a Dask worker, or a tournament played in this process
+            _AT_EXIT.set()
             atexit.register(close_pools)
         pool = _POOL.pool = WarmPool()
         _POOLS.append(pool)

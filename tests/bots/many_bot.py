@@ -5,8 +5,8 @@ each match showed it: its pid, the hello's seat, what it found in its scratch di
 
 ``--exit-after N`` exits after the N-th ``match_end``; ``--mute-after N`` stops answering
 after it (no ``ready`` to the next ``hello``): the two ways to misbehave between matches.
-``--burn S`` spends S seconds of CPU before each ``ready``; ``--late-answer`` writes an
-answer after each ``match_end``.
+``--burn S`` spends S seconds of CPU before each ``ready``, ``--think S`` sleeps S seconds
+before each answer; ``--late-answer`` writes an answer after each ``match_end``.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ def main() -> None:
     arguments = parser(__doc__)
     arguments.add_argument("--exit-after", type=int, default=0)
     arguments.add_argument("--mute-after", type=int, default=0)
+    arguments.add_argument("--think", type=float, default=0.0, help="seconds per act")
     arguments.add_argument("--late-answer", action="store_true", help="answer after match_end")
     arguments.add_argument("--burn", type=float, default=0.0, help="CPU seconds per hello")
     arguments.add_argument("--marker", default="")
@@ -62,6 +63,7 @@ def main() -> None:
         elif kind == "act":
             view = message["view"]
             tell(view=view["seat"], hand_number=view["hand_number"], hand=view["hand"])
+            time.sleep(args.think)
             legal = message["legal_actions"]
             send(
                 {"type": "action", "id": message["id"], "action": legal[message["id"] % len(legal)]}
