@@ -806,8 +806,14 @@ def bench_referee(
         f" ({result.raw_round_trips} act lines echoed by a Python process{pinned})"
     )
     typer.echo(
+        f"four echo processes taking turns: {result.turns_per_second:.0f} round trips/s"
+        f" ({result.turns_per_second / result.raw_per_second:.0%} of one: what taking turns"
+        " among four bots costs with no referee work at all)"
+    )
+    typer.echo(
         f"referee: {result.matches} matches, {result.decisions} decisions"
-        f" in {result.seconds:.2f} s of play (start-up excluded)"
+        f" in {result.seconds:.2f} s of play (start-up excluded);"
+        f" {result.decisions_per_second / result.turns_per_second:.0%} of the four echoes' rate"
     )
     share = result.decisions_per_second / result.raw_per_second
     typer.echo(f"target: {referee.TARGET_SHARE:.0%} of the raw pipe rate")

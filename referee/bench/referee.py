@@ -49,6 +49,8 @@ class RefereeBench:
     seconds: float
     raw_round_trips: int
     raw_seconds: float
+    #: Round trips per second taking turns among four echo processes, as a match's seats do.
+    turns_per_second: float
     #: The referee and the bots ran on CPUs of their own (see ``cpus``).
     pinned: bool = False
 
@@ -126,23 +128,35 @@ class PinnedBots(FreshBots):
 
 
 async def raw_pipe_rate(
-    lines: list[bytes], rounds: int, where: tuple[set[int], set[int]] | None = None
+    lines: list[bytes],
+    rounds: int,
+    where: tuple[set[int], set[int]] | None = None,
+    processes: int = 1,
 ) -> tuple[int, float]:
-    """Round trips between this process and an echo process over pipes, and their seconds."""
-    bot = BotProcess.start("A", shlex.join([*PYTHON, str(ECHO)]), None, 0)
-    pin(bot.process.pid, where)
-    connection = BotConnection("A", bot.stdin, bot.stdout, 1 << 20)
+    """Round trips between this process and echo processes over pipes, taking turns as a
+    match's seats do, and their seconds. One process is the pipes' own rate; four show what
+    taking turns among a match's four bots costs by itself."""
+    bots = [
+        BotProcess.start(SEATS[n], shlex.join([*PYTHON, str(ECHO)]), None, 0)
+        for n in range(processes)
+    ]
     try:
-        for line in lines[:50]:  # warm up
-            await connection.send(line)
-            await connection.receive_line()
+        connections = []
+        for bot in bots:
+            pin(bot.process.pid, where)
+            connections.append(BotConnection(bot.seat, bot.stdin, bot.stdout, 1 << 20))
+        for i, line in enumerate(lines[:50]):  # warm up
+            await connections[i % processes].send(line)
+            await connections[i % processes].receive_line()
         started = trio.current_time()
         for i in range(rounds):
+            connection = connections[i % processes]
             await connection.send(lines[i % len(lines)])
             await connection.receive_line()
         return rounds, trio.current_time() - started
     finally:
-        await bot.close()
+        for bot in bots:
+            await bot.close()
 
 
 async def _run(matches: int, seed: int, rounds: int) -> RefereeBench:
@@ -150,8 +164,8 @@ async def _run(matches: int, seed: int, rounds: int) -> RefereeBench:
     command = shlex.join([*PYTHON, str(INSTANT_BOT)])
     commands: dict[Seat, str] = dict.fromkeys(SEATS, command)
     lines = sample_act_lines(seed, 2000)
-    decisions = raw_trips = 0
-    seconds = raw_seconds = 0.0
+    decisions = raw_trips = turns_trips = 0
+    seconds = raw_seconds = turns_seconds = 0.0
     where = cpus()
     before = os.sched_getaffinity(0)
     if where is not None:
@@ -172,9 +186,20 @@ async def _run(matches: int, seed: int, rounds: int) -> RefereeBench:
                 trips, elapsed = await raw_pipe_rate(lines, max(round_decisions, 200), where)
                 raw_trips += trips
                 raw_seconds += elapsed
+                trips, elapsed = await raw_pipe_rate(lines, trips, where, processes=4)
+                turns_trips += trips
+                turns_seconds += elapsed
     finally:
         os.sched_setaffinity(0, before)
-    return RefereeBench(matches, decisions, seconds, raw_trips, raw_seconds, where is not None)
+    return RefereeBench(
+        matches,
+        decisions,
+        seconds,
+        raw_trips,
+        raw_seconds,
+        turns_trips / turns_seconds,
+        where is not None,
+    )
 
 
 def run(matches: int, seed: int, rounds: int = 5) -> RefereeBench:
