@@ -1,0 +1,207 @@
+"""Does the declaring side reach its bid, if every hand were known and both sides played
+perfectly? An exact ("double dummy") search of a hand's play, on bit masks.
+
+Tiles are numbered as ``TILES`` lists them (0 = [0|0] ... 27 = [6|6]) and a hand is a 28-bit
+mask; seats are 0-3 (A-D). For each trump the suit a tile calls, the tiles that follow each
+suit and each tile's strength are tables (``Tables``), so a trick is a few lookups.
+
+The question asked is the zero-window one the rules end a hand on: the declarers make a
+point contract once they hold the bid and are set once the defenders hold more than 42 minus
+it (an all-tricks contract is set by the defenders' first trick). So the search is an
+AND/OR tree — the declarers need one move that makes, the defenders one that sets — cut as
+soon as either is found, with the answers of positions at trick boundaries remembered.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Final
+
+from referee.rules.actions import Trump
+from referee.rules.suits import CALLED, FOLLOWERS, STRENGTH
+from referee.rules.tiles import COUNT, TILES, TOTAL_POINTS, Tile
+
+INDEX: Final[dict[Tile, int]] = {tile: i for i, tile in enumerate(TILES)}
+#: Hand points of each tile by index.
+POINTS: Final[tuple[int, ...]] = tuple(COUNT[tile] for tile in TILES)
+
+
+def mask(tiles: list[Tile] | tuple[Tile, ...]) -> int:
+    bits = 0
+    for tile in tiles:
+        bits |= 1 << INDEX[tile]
+    return bits
+
+
+def indices(bits: int) -> list[int]:
+    """The tile indices in a mask, lowest first."""
+    out = []
+    while bits:
+        low = bits & -bits
+        out.append(low.bit_length() - 1)
+        bits ^= low
+    return out
+
+
+@dataclass(frozen=True)
+class Tables:
+    """One trump's rules as lookups: ``called[tile]`` the suit a led tile calls,
+    ``followers[suit]`` the mask of tiles that follow it, ``strength[suit][tile]`` how
+    strongly a tile bids for a trick of that suit (-1: it cannot win)."""
+
+    called: tuple[int, ...]
+    followers: tuple[int, ...]
+    strength: tuple[tuple[int, ...], ...]
+
+    @classmethod
+    def of(cls, trump: Trump) -> Tables:
+        suits = range(8)
+        return cls(
+            called=tuple(CALLED[trump][tile] for tile in TILES),
+            followers=tuple(mask(tuple(FOLLOWERS[trump][suit])) for suit in suits),
+            strength=tuple(tuple(STRENGTH[trump][suit][tile] for tile in TILES) for suit in suits),
+        )
+
+
+_TABLES: dict[Trump, Tables] = {}
+
+
+def tables(trump: Trump) -> Tables:
+    found = _TABLES.get(trump)
+    if found is None:
+        found = _TABLES[trump] = Tables.of(trump)
+    return found
+
+
+@dataclass(frozen=True)
+class Position:
+    """A moment of a hand's play: every seat's tiles, whose turn, the trick so far as
+    (seat, tile) pairs, and the points and tricks each side holds (``declarers``' first)."""
+
+    hands: tuple[int, int, int, int]
+    turn: int
+    trick: tuple[tuple[int, int], ...] = ()
+    points: tuple[int, int] = (0, 0)
+    tricks: tuple[int, int] = (0, 0)
+
+
+def legal(position: Position, rules: Tables) -> list[int]:
+    """The tiles the seat to play may play, as the rules allow them."""
+    hand = position.hands[position.turn]
+    if position.trick:
+        suit = rules.called[position.trick[0][1]]
+        following = hand & rules.followers[suit]
+        if following:
+            return indices(following)
+    return indices(hand)
+
+
+def trick_winner(trick: tuple[tuple[int, int], ...], rules: Tables) -> int:
+    """The seat whose tile takes a complete trick."""
+    suit = rules.called[trick[0][1]]
+    strength = rules.strength[suit]
+    return max(trick, key=lambda played: strength[played[1]])[0]
+
+
+@dataclass
+class Solver:
+    """Answers make-or-set questions for one contract: ``declarers`` is 0 (A+C) or 1 (B+D),
+    ``target`` the bid's points, or None for an all-tricks bid."""
+
+    trump: Trump
+    declarers: int
+    target: int | None
+    #: Positions searched (for the benchmark).
+    nodes: int = 0
+    _memo: dict[tuple[int, int, int, int, int, int], bool] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.rules = tables(self.trump)
+
+    def makes(self, position: Position) -> bool:
+        """Do the declarers make the contract from ``position`` with best play on both sides?"""
+        trick = list(position.trick)
+        suit = self.rules.called[trick[0][1]] if trick else -1
+        return self._play(list(position.hands), position.turn, trick, suit, *position.points)
+
+    def move_values(self, position: Position) -> dict[int, bool]:
+        """For each tile the seat to play may play: do the declarers make after it?"""
+        values = {}
+        for tile in legal(position, self.rules):
+            hands = list(position.hands)
+            hands[position.turn] &= ~(1 << tile)
+            trick = [*position.trick, (position.turn, tile)]
+            suit = self.rules.called[trick[0][1]]
+            values[tile] = self._after(hands, trick, suit, *position.points)
+        return values
+
+    # -- the search ----------------------------------------------------------------------
+
+    def _settled(self, ours: int, theirs: int) -> bool | None:
+        """The contract's result once points are taken, or None while it is open."""
+        if self.target is None:  # all tricks: any trick of the defenders sets it
+            if theirs:
+                return False
+            return True if ours + theirs == TOTAL_POINTS else None
+        if ours >= self.target:
+            return True
+        if theirs > TOTAL_POINTS - self.target:
+            return False
+        return None
+
+    def _after(self, hands: list[int], trick: list[tuple[int, int]], suit: int, ours: int,
+               theirs: int) -> bool:  # fmt: skip
+        """The value once the last tile of ``trick`` is down: the next seat plays, or the
+        trick is complete and scored."""
+        if len(trick) < 4:
+            return self._play(hands, (trick[-1][0] + 1) % 4, trick, suit, ours, theirs)
+        strength = self.rules.strength[suit]
+        winner = max(trick, key=lambda played: strength[played[1]])[0]
+        points = 1 + POINTS[trick[0][1]] + POINTS[trick[1][1]] + POINTS[trick[2][1]]
+        points += POINTS[trick[3][1]]
+        if winner % 2 == self.declarers:
+            ours += points
+        elif self.target is None:
+            return False
+        else:
+            theirs += points
+        settled = self._settled(ours, theirs)
+        if settled is not None:
+            return settled
+        return self._lead(hands, winner, ours, theirs)
+
+    def _lead(self, hands: list[int], leader: int, ours: int, theirs: int) -> bool:
+        key = (hands[0], hands[1], hands[2], hands[3], leader, ours)
+        known = self._memo.get(key)
+        if known is None:
+            known = self._memo[key] = self._play(hands, leader, [], -1, ours, theirs)
+        return known
+
+    def _play(self, hands: list[int], seat: int, trick: list[tuple[int, int]], suit: int,
+              ours: int, theirs: int) -> bool:  # fmt: skip
+        self.nodes += 1
+        hand = hands[seat]
+        rules = self.rules
+        if trick:
+            following = hand & rules.followers[suit]
+            choices = indices(following or hand)
+        else:
+            choices = indices(hand)
+        declaring = seat % 2 == self.declarers
+        # Strongest first (by the led suit; leading, by number): the side to move most often
+        # wins with its best tile, and a cut comes sooner.
+        if trick:
+            strength = rules.strength[suit]
+            choices.sort(key=lambda tile: -strength[tile])
+        else:
+            choices.reverse()
+        for tile in choices:
+            hands[seat] = hand & ~(1 << tile)
+            trick.append((seat, tile))
+            lead_suit = rules.called[tile] if len(trick) == 1 else suit
+            value = self._after(hands, trick, lead_suit, ours, theirs)
+            trick.pop()
+            hands[seat] = hand
+            if value == declaring:  # the declarers found a make, or the defenders a set
+                return value
+        return not declaring
