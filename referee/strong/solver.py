@@ -14,6 +14,7 @@ soon as either is found, with the answers of positions at trick boundaries remem
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -22,6 +23,14 @@ from referee.rules.suits import CALLED, FOLLOWERS, STRENGTH
 from referee.rules.tiles import COUNT, TILES, TOTAL_POINTS, Tile
 
 INDEX: Final[dict[Tile, int]] = {tile: i for i, tile in enumerate(TILES)}
+#: The clock is read once every this many positions plus one (a power of two, minus one).
+_CLOCK_EVERY: Final = 255
+
+
+class OutOfTime(Exception):
+    """The search passed its deadline."""
+
+
 #: Hand points of each tile by index.
 POINTS: Final[tuple[int, ...]] = tuple(COUNT[tile] for tile in TILES)
 
@@ -111,6 +120,8 @@ class Solver:
     trump: Trump
     declarers: int
     target: int | None
+    #: ``time.perf_counter()`` past which a search gives up (``OutOfTime``); None: never.
+    deadline: float | None = None
     #: Positions searched (for the benchmark).
     nodes: int = 0
     _memo: dict[tuple[int, int, int, int, int, int], bool] = field(default_factory=dict)
@@ -137,12 +148,11 @@ class Solver:
 
     # -- the search ----------------------------------------------------------------------
 
-    def _settled(self, ours: int, theirs: int) -> bool | None:
-        """The contract's result once points are taken, or None while it is open."""
-        if self.target is None:  # all tricks: any trick of the defenders sets it
-            if theirs:
-                return False
-            return True if ours + theirs == TOTAL_POINTS else None
+    def _settled(self, ours: int, theirs: int, left: int) -> bool | None:
+        """The contract's result once a trick is taken, or None while it is open (``left``:
+        the tiles still in hand)."""
+        if self.target is None:  # all tricks: the defenders' first trick has set it already
+            return None if left else True
         if ours >= self.target:
             return True
         if theirs > TOTAL_POINTS - self.target:
@@ -165,7 +175,7 @@ class Solver:
             return False
         else:
             theirs += points
-        settled = self._settled(ours, theirs)
+        settled = self._settled(ours, theirs, hands[0] | hands[1] | hands[2] | hands[3])
         if settled is not None:
             return settled
         return self._lead(hands, winner, ours, theirs)
@@ -180,6 +190,13 @@ class Solver:
     def _play(self, hands: list[int], seat: int, trick: list[tuple[int, int]], suit: int,
               ours: int, theirs: int) -> bool:  # fmt: skip
         self.nodes += 1
+        deadline = self.deadline
+        if (
+            not self.nodes & _CLOCK_EVERY
+            and deadline is not None
+            and time.perf_counter() > deadline
+        ):
+            raise OutOfTime  # nothing half-searched is remembered: _lead stores on return
         hand = hands[seat]
         rules = self.rules
         if trick:

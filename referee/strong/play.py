@@ -1,0 +1,84 @@
+"""Choosing a tile by sampled worlds (perfect-information Monte Carlo): deal the hidden tiles
+at random as the seat's information allows, solve each deal exactly, keep the tile that makes
+(or, for the defenders, sets) the contract in the most of them.
+
+It is an anytime search: worlds are solved until the budget runs out, the clock is read
+inside the search, an unfinished world is dropped, and a fallback tile (the caller's: a
+heuristic's choice) breaks ties and answers when no world was finished. Everything random
+comes from the ``rng`` it is given, so a seeded bot answers the same way every time, except
+that how many worlds fit in the budget depends on the machine.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass
+
+from referee.bot import Seen
+from referee.rules.tiles import COUNT, PARTNERSHIP_OF, SEATS, Tile
+from referee.rules.views import View
+from referee.strong.solver import INDEX, OutOfTime, Position, Solver, mask
+
+
+@dataclass(frozen=True)
+class Choice:
+    """The tile chosen, and how it was: per candidate tile the worlds it won, and how many
+    worlds were solved."""
+
+    tile: Tile
+    wins: dict[Tile, int]
+    worlds: int
+
+
+def points_taken(view: View) -> tuple[int, int]:
+    """Hand points (A+C's, B+D's) in the captured piles the view shows; for a point contract
+    every pile is face up."""
+    points = {"AC": 0, "BD": 0}
+    for pile in view.piles:
+        points[pile.side] += 1 + sum(COUNT[tile] for tile in pile.tiles)
+    return points["AC"], points["BD"]
+
+
+def choose_tile(
+    view: View,
+    seen: Seen,
+    candidates: list[Tile],
+    fallback: Tile,
+    rng: random.Random,
+    budget: float,
+    max_worlds: int = 1000,
+) -> Choice:
+    """The candidate tile that wins the most sampled worlds within ``budget`` seconds."""
+    deadline = time.perf_counter() + budget
+    contract = view.contract
+    assert contract is not None
+    declarers = 0 if contract.declarers == "AC" else 1
+    target = None if contract.is_all_tricks else contract.bid.points  # type: ignore[union-attr]
+    solver = Solver(contract.trump, declarers, target, deadline=deadline)
+    ac, bd = points_taken(view)
+    points = (ac, bd) if declarers == 0 else (bd, ac)
+    ours = PARTNERSHIP_OF[view.seat] == contract.declarers
+    wins = dict.fromkeys(candidates, 0)
+    worlds = 0
+    if len(candidates) > 1:
+        while worlds < max_worlds and time.perf_counter() < deadline:
+            hidden = seen.sample(rng)
+            hands = {**hidden, view.seat: list(view.hand)}
+            position = Position(
+                hands=(mask(hands["A"]), mask(hands["B"]), mask(hands["C"]), mask(hands["D"])),
+                turn=SEATS.index(view.seat),
+                trick=tuple((SEATS.index(p.seat), INDEX[p.tile]) for p in view.trick),
+                points=points,
+            )
+            try:
+                values = solver.move_values(position)
+            except OutOfTime:
+                break  # the unfinished world is dropped
+            worlds += 1
+            for tile in candidates:
+                if values[INDEX[tile]] == ours:
+                    wins[tile] += 1
+    best = max(wins.values())
+    tied = [tile for tile in candidates if wins[tile] == best]
+    return Choice(fallback if fallback in tied else tied[0], wins, worlds)

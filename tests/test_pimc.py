@@ -1,0 +1,69 @@
+"""Choosing a tile from sampled worlds: reproducible for a seed, within its budget, and
+never worse informed than its fallback (real hands from the engine)."""
+
+from __future__ import annotations
+
+import random
+import time
+
+from referee.bot import Seen
+from referee.rules import Bid, DeclareTrump, Hand, Pass, Play
+from referee.rules.deal import deal
+from referee.strong.play import choose_tile
+
+
+def first_lead(seed: int) -> Hand:
+    """A hand where the first bidder bid 30 with fives as trump, at the opening lead."""
+    hand = Hand("D", deal(seed, 1, "D"))
+    hand.apply("A", Bid(points=30))
+    for seat in ("B", "C", "D"):
+        hand.apply(seat, Pass())
+    hand.apply("A", DeclareTrump(trump=5))
+    return hand
+
+
+def choose(hand: Hand, rng: random.Random, budget: float, max_worlds: int = 1000):  # type: ignore[no-untyped-def]
+    seat = hand.turn
+    assert seat is not None
+    view = hand.view(seat)
+    legal = [action.tile for action in hand.legal_actions() if isinstance(action, Play)]
+    seen = Seen(view, hand.moves)
+    return choose_tile(view, seen, legal, legal[0], rng, budget, max_worlds)
+
+
+def mid_hand(seed: int, tricks: int) -> Hand:
+    """``first_lead`` played on with each seat's first legal tile for ``tricks`` tricks (the
+    first deal from ``seed`` on that is still open then)."""
+    while True:
+        hand = first_lead(seed)
+        while not hand.is_over and len(hand.piles) < tricks:
+            seat = hand.turn
+            assert seat is not None
+            hand.apply(seat, hand.legal_actions()[0])
+        if not hand.is_over:
+            return hand
+        seed += 1
+
+
+def test_the_same_seed_chooses_the_same_tile_from_the_same_worlds() -> None:
+    hand = mid_hand(3, tricks=3)
+    one = choose(hand, random.Random(7), budget=30.0, max_worlds=20)
+    two = choose(hand, random.Random(7), budget=30.0, max_worlds=20)
+    assert one == two and one.worlds == 20
+    other = choose(hand, random.Random(8), budget=30.0, max_worlds=20)
+    assert other.worlds == 20  # other worlds, perhaps another choice
+
+
+def test_a_decision_never_overruns_its_budget() -> None:
+    for seed in range(4):
+        hand = first_lead(seed)  # the slowest position to solve
+        started = time.perf_counter()
+        choice = choose(hand, random.Random(seed), budget=0.05)
+        assert time.perf_counter() - started < 0.05 + 0.02
+        assert choice.tile in hand.hands["A"]
+
+
+def test_a_forced_tile_needs_no_world() -> None:
+    hand = mid_hand(4, tricks=6)  # one tile each is left
+    choice = choose(hand, random.Random(1), budget=1.0)
+    assert choice.worlds == 0 and choice.tile in hand.hands[hand.turn]  # type: ignore[index]
