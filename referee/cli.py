@@ -880,6 +880,28 @@ def bench_startup(
     )
 
 
+@bench_app.command("solver")
+def bench_solver(
+    deals: Annotated[int, typer.Option(min=1, help="Seeded deals to solve trick by trick.")] = 40,
+    seed: Annotated[int, typer.Option(min=0, help="First deal seed.")] = 1,
+) -> None:
+    """The strong bot's exact solver: positions/s, and the make-or-set time at each trick."""
+    from referee.bench import solver
+
+    result = solver.run(deals, seed)
+    for trick, times in sorted(result.seconds.items()):
+        mean, p90, most = solver.summary(times)
+        typer.echo(
+            f"trick {trick}: {len(times)} leads, every legal tile solved in {mean:.1f} ms mean"
+            f" ({p90:.1f} p90, {most:.1f} max)"
+        )
+    mean, p90, most = solver.summary(result.seconds[1])
+    typer.echo(
+        f"solver: {result.nodes_per_second / 1e6:.2f} M positions/s; first lead {mean:.0f} ms"
+        f" mean ({p90:.0f} p90, {most:.0f} max)"
+    )
+
+
 @bench_app.command("sandbox")
 def bench_sandbox(
     rounds: Annotated[int, typer.Option(min=1, help="Rounds of four bot starts each.")] = 30,

@@ -2,11 +2,13 @@
 at random as the seat's information allows, solve each deal exactly, keep the tile that makes
 (or, for the defenders, sets) the contract in the most of them.
 
-It is an anytime search: worlds are solved until the budget runs out, the clock is read
-inside the search, an unfinished world is dropped, and a fallback tile (the caller's: a
-heuristic's choice) breaks ties and answers when no world was finished. Everything random
-comes from the ``rng`` it is given, so a seeded bot answers the same way every time, except
-that how many worlds fit in the budget depends on the machine.
+It is an anytime search with two budgets. Worlds are solved until ``max_nodes`` positions
+have been searched (checked between worlds): a count, so a seeded bot solves the same worlds
+and answers the same way on any machine, and ``replay --rerun`` reproduces its matches. The
+clock is the safety net: read inside the search, it drops an unfinished world once ``budget``
+seconds are spent, so a slow machine answers in time (and then perhaps otherwise). A
+fallback tile (the caller's: a heuristic's choice) breaks ties and answers when no world was
+finished. Everything random comes from the ``rng`` it is given.
 """
 
 from __future__ import annotations
@@ -47,9 +49,10 @@ def choose_tile(
     fallback: Tile,
     rng: random.Random,
     budget: float,
+    max_nodes: int = 100_000,
     max_worlds: int = 1000,
 ) -> Choice:
-    """The candidate tile that wins the most sampled worlds within ``budget`` seconds."""
+    """The candidate tile that wins the most sampled worlds within the budgets."""
     deadline = time.perf_counter() + budget
     contract = view.contract
     assert contract is not None
@@ -62,7 +65,7 @@ def choose_tile(
     wins = dict.fromkeys(candidates, 0)
     worlds = 0
     if len(candidates) > 1:
-        while worlds < max_worlds and time.perf_counter() < deadline:
+        while worlds < max_worlds and solver.nodes < max_nodes and time.perf_counter() < deadline:
             hidden = seen.sample(rng)
             hands = {**hidden, view.seat: list(view.hand)}
             position = Position(

@@ -125,6 +125,8 @@ class Solver:
     #: Positions searched (for the benchmark).
     nodes: int = 0
     _memo: dict[tuple[int, int, int, int, int, int], bool] = field(default_factory=dict)
+    #: (hand, suit) -> the tiles it may play, in the order they are tried.
+    _choices: dict[tuple[int, int], tuple[int, ...]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.rules = tables(self.trump)
@@ -187,6 +189,20 @@ class Solver:
             known = self._memo[key] = self._play(hands, leader, [], -1, ours, theirs)
         return known
 
+    def _order(self, hand: int, suit: int) -> tuple[int, ...]:
+        """The tiles ``hand`` may play to a trick of ``suit`` (-1: leading it), strongest
+        first — by the led suit, or leading by the suit each calls: the side to move most
+        often wins with its best tile, and a cut comes sooner."""
+        rules = self.rules
+        if suit < 0:
+            return tuple(
+                sorted(indices(hand), key=lambda tile: -rules.strength[rules.called[tile]][tile])
+            )
+        strength = rules.strength[suit]
+        return tuple(
+            sorted(indices(hand & rules.followers[suit] or hand), key=lambda t: -strength[t])
+        )
+
     def _play(self, hands: list[int], seat: int, trick: list[tuple[int, int]], suit: int,
               ours: int, theirs: int) -> bool:  # fmt: skip
         self.nodes += 1
@@ -199,19 +215,10 @@ class Solver:
             raise OutOfTime  # nothing half-searched is remembered: _lead stores on return
         hand = hands[seat]
         rules = self.rules
-        if trick:
-            following = hand & rules.followers[suit]
-            choices = indices(following or hand)
-        else:
-            choices = indices(hand)
+        choices = self._choices.get((hand, suit))
+        if choices is None:
+            choices = self._choices[hand, suit] = self._order(hand, suit)
         declaring = seat % 2 == self.declarers
-        # Strongest first (by the led suit; leading, by number): the side to move most often
-        # wins with its best tile, and a cut comes sooner.
-        if trick:
-            strength = rules.strength[suit]
-            choices.sort(key=lambda tile: -strength[tile])
-        else:
-            choices.reverse()
         for tile in choices:
             hands[seat] = hand & ~(1 << tile)
             trick.append((seat, tile))

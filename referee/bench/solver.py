@@ -1,0 +1,86 @@
+"""How fast the strong bot's exact solver answers make-or-set, trick by trick.
+
+Each of ``deals`` seeded deals gets a point contract: the first bidder bids 30 to 35 and
+names as trump the number it holds most of. At the lead of each trick — the hand played on
+by the solver's own first making (or setting) tile — every legal tile's value is solved from
+scratch with all hands known, and timed: the cost the bot pays per sampled world.
+"""
+
+from __future__ import annotations
+
+import random
+import statistics
+import time
+from dataclasses import dataclass, field
+
+from referee.rules import Bid, DeclareTrump, Hand, Pass, Play
+from referee.rules.deal import deal
+from referee.rules.tiles import LEFT_OF, PARTNERSHIP_OF, SEATS, TILES
+from referee.strong.solver import Position, Solver, mask
+
+
+@dataclass
+class SolverBench:
+    #: Per trick (1-7), the seconds of each solve at its lead.
+    seconds: dict[int, list[float]] = field(default_factory=dict)
+    nodes: int = 0
+
+    @property
+    def nodes_per_second(self) -> float:
+        return self.nodes / sum(sum(times) for times in self.seconds.values())
+
+
+def _contract(seed: int) -> Hand:
+    rng = random.Random(seed)
+    dealer = SEATS[seed % 4]
+    hand = Hand(dealer, deal(seed, 1, dealer))
+    bidder = LEFT_OF[dealer]
+    tiles = hand.hands[bidder]
+    trump = max(range(7), key=lambda n: (sum(n in tile for tile in tiles), n))
+    hand.apply(bidder, Bid(points=30 + rng.randrange(6)))
+    for seat in (LEFT_OF[bidder], LEFT_OF[LEFT_OF[bidder]], LEFT_OF[LEFT_OF[LEFT_OF[bidder]]]):
+        hand.apply(seat, Pass())
+    hand.apply(bidder, DeclareTrump(trump=trump))
+    return hand
+
+
+def run(deals: int, seed: int = 1) -> SolverBench:
+    bench = SolverBench()
+    for number in range(seed, seed + deals):
+        hand = _contract(number)
+        contract = hand.contract
+        assert contract is not None and isinstance(contract.bid, Bid)
+        target = contract.bid.points
+        declarers = contract.declarers
+        defenders = contract.defenders
+        while not hand.is_over:
+            seat = hand.turn
+            assert seat is not None
+            if not hand.trick:
+                solver = Solver(contract.trump, SEATS.index(contract.declarer) % 2, target)
+                a, b, c, d = (mask(hand.hands[s]) for s in SEATS)
+                position = Position(
+                    hands=(a, b, c, d),
+                    turn=SEATS.index(seat),
+                    points=(hand.points[declarers], hand.points[defenders]),
+                )
+                started = time.perf_counter()
+                values = solver.move_values(position)
+                bench.seconds.setdefault(len(hand.piles) + 1, []).append(
+                    time.perf_counter() - started
+                )
+                bench.nodes += solver.nodes
+                ours = PARTNERSHIP_OF[seat] == declarers
+                good = [tile for tile, value in values.items() if value == ours]
+                tile = TILES[good[0] if good else next(iter(values))]
+                hand.apply(seat, Play(tile=tile))
+            else:
+                hand.apply(seat, hand.legal_actions()[0])
+    return bench
+
+
+def summary(times: list[float]) -> tuple[float, float, float]:
+    """(mean, 90th percentile, max) in milliseconds."""
+    ordered = sorted(times)
+    p90 = ordered[min(len(ordered) - 1, int(0.9 * len(ordered)))]
+    return statistics.mean(ordered) * 1000, p90 * 1000, ordered[-1] * 1000
