@@ -2,13 +2,14 @@
 at random as the seat's information allows, solve each deal exactly, keep the tile that makes
 (or, for the defenders, sets) the contract in the most of them.
 
-It is an anytime search with two budgets. Worlds are solved until ``max_nodes`` positions
-have been searched (checked between worlds): a count, so a seeded bot solves the same worlds
-and answers the same way on any machine, and ``replay --rerun`` reproduces its matches. The
-clock is the safety net: read inside the search, it drops an unfinished world once ``budget``
-seconds are spent, so a slow machine answers in time (and then perhaps otherwise). A
-fallback tile (the caller's: a heuristic's choice) breaks ties and answers when no world was
-finished. Everything random comes from the ``rng`` it is given.
+It is an anytime search with two budgets, both checked inside the search, where an
+unfinished world is dropped. Worlds are solved until ``max_nodes`` positions have been
+searched: a count, so a seeded bot solves the same worlds and answers the same way on any
+machine fast enough, and ``replay --rerun`` reproduces its matches. The clock is the safety
+net: past ``budget`` seconds the world in hand is dropped too, so a slow machine still answers
+in time (and then perhaps otherwise). A fallback tile (the caller's: a heuristic's choice)
+breaks ties and answers when no world was finished. Everything random comes from the ``rng``
+it is given.
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ class Choice:
     tile: Tile
     wins: dict[Tile, int]
     worlds: int
+    #: The clock, not the count of positions, stopped the search: a rerun may choose otherwise.
+    clock_stopped: bool = False
 
 
 def points_taken(view: View) -> tuple[int, int]:
@@ -58,14 +61,18 @@ def choose_tile(
     assert contract is not None
     declarers = 0 if contract.declarers == "AC" else 1
     target = None if contract.is_all_tricks else contract.bid.points  # type: ignore[union-attr]
-    solver = Solver(contract.trump, declarers, target, deadline=deadline)
+    solver = Solver(contract.trump, declarers, target, deadline=deadline, max_nodes=max_nodes)
     ac, bd = points_taken(view)
     points = (ac, bd) if declarers == 0 else (bd, ac)
     ours = PARTNERSHIP_OF[view.seat] == contract.declarers
     wins = dict.fromkeys(candidates, 0)
     worlds = 0
+    clock_stopped = False
     if len(candidates) > 1:
-        while worlds < max_worlds and solver.nodes < max_nodes and time.perf_counter() < deadline:
+        while worlds < max_worlds and solver.nodes < max_nodes:
+            if time.perf_counter() >= deadline:
+                clock_stopped = True
+                break
             hidden = seen.sample(rng)
             hands = {**hidden, view.seat: list(view.hand)}
             position = Position(
@@ -76,12 +83,13 @@ def choose_tile(
             )
             try:
                 values = solver.move_values(position)
-            except OutOfTime:
-                break  # the unfinished world is dropped
+            except OutOfTime:  # the unfinished world is dropped
+                clock_stopped = time.perf_counter() > deadline
+                break
             worlds += 1
             for tile in candidates:
                 if values[INDEX[tile]] == ours:
                     wins[tile] += 1
     best = max(wins.values())
     tied = [tile for tile in candidates if wins[tile] == best]
-    return Choice(fallback if fallback in tied else tied[0], wins, worlds)
+    return Choice(fallback if fallback in tied else tied[0], wins, worlds, clock_stopped)

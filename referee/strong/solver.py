@@ -122,6 +122,9 @@ class Solver:
     target: int | None
     #: ``time.perf_counter()`` past which a search gives up (``OutOfTime``); None: never.
     deadline: float | None = None
+    #: Positions after which a search gives up (``OutOfTime``): a budget that does not depend
+    #: on the machine, so that what is given up is the same on every run; None: never.
+    max_nodes: int | None = None
     #: Positions searched (for the benchmark).
     nodes: int = 0
     _memo: dict[tuple[int, int, int, int, int, int], bool] = field(default_factory=dict)
@@ -189,6 +192,11 @@ class Solver:
             known = self._memo[key] = self._play(hands, leader, [], -1, ours, theirs)
         return known
 
+    def _spent(self) -> bool:
+        if self.max_nodes is not None and self.nodes > self.max_nodes:
+            return True
+        return self.deadline is not None and time.perf_counter() > self.deadline
+
     def _order(self, hand: int, suit: int) -> tuple[int, ...]:
         """The tiles ``hand`` may play to a trick of ``suit`` (-1: leading it), strongest
         first — by the led suit, or leading by the suit each calls: the side to move most
@@ -206,12 +214,7 @@ class Solver:
     def _play(self, hands: list[int], seat: int, trick: list[tuple[int, int]], suit: int,
               ours: int, theirs: int) -> bool:  # fmt: skip
         self.nodes += 1
-        deadline = self.deadline
-        if (
-            not self.nodes & _CLOCK_EVERY
-            and deadline is not None
-            and time.perf_counter() > deadline
-        ):
+        if not self.nodes & _CLOCK_EVERY and self._spent():
             raise OutOfTime  # nothing half-searched is remembered: _lead stores on return
         hand = hands[seat]
         rules = self.rules

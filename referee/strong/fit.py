@@ -1,0 +1,179 @@
+"""Regenerate the bidding model (``bidding.json``): ``python -m referee.strong.fit``.
+
+1. Data: random hands for the declarer; for each of its three likeliest trumps, a few deals
+   of the other 21 tiles, each solved exactly with the declarer leading — the most points
+   the declarers make (the highest bid whose make-or-set answer is "make").
+2. Fit: ordinal logistic regression of "makes b" on the hand's features (``bidding``), by
+   gradient descent (standard library only: the data is small).
+
+3. Shift: ``--calibrate LOGS`` reads match logs of the strong bot (a tournament's), compares
+   the model's chance of each point contract it declared with how often it was made, and
+   prints the log-odds shift that makes the two agree; ``--shift X`` writes it in.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import multiprocessing
+import random
+from pathlib import Path
+
+from referee.rules.actions import DOUBLES, Trump
+from referee.rules.suits import is_trump
+from referee.rules.tiles import TILES, Tile
+from referee.strong.bidding import BIDS, CANDIDATE_TRUMPS, FEATURES, MODEL, features
+from referee.strong.solver import Position, Solver, mask
+
+
+def most_made(hands: list[list[Tile]], trump: Trump) -> int:
+    """The most points seat 0's side makes double dummy with seat 0 leading (29: not even 30)."""
+    position = Position(hands=tuple(mask(h) for h in hands), turn=0)  # type: ignore[arg-type]
+    if not Solver(trump, 0, BIDS[0]).makes(position):
+        return BIDS[0] - 1
+    low, high = BIDS[0], BIDS[-1]  # makes low; find the highest that makes
+    while low < high:
+        middle = (low + high + 1) // 2
+        if Solver(trump, 0, middle).makes(position):
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def likely_trumps(hand: list[Tile], count: int = 3) -> list[Trump]:
+    def held(trump: Trump) -> int:
+        return sum(is_trump(trump, tile) for tile in hand)
+
+    return sorted(CANDIDATE_TRUMPS, key=lambda t: -held(t) - (0.5 if t == DOUBLES else 0))[:count]
+
+
+def samples(seed: int, worlds: int) -> list[tuple[list[float], int]]:
+    """(features, most points made) for one random hand: its likely trumps, ``worlds`` deals."""
+    rng = random.Random(seed)
+    tiles = list(TILES)
+    rng.shuffle(tiles)
+    hand, rest = tiles[:7], tiles[7:]
+    out = []
+    for trump in likely_trumps(hand):
+        x = features(hand, trump)
+        for _ in range(worlds):
+            rng.shuffle(rest)
+            hands = [hand, rest[0:7], rest[7:14], rest[14:21]]
+            out.append((x, most_made(hands, trump)))
+    return out
+
+
+def fit(data: list[tuple[list[float], int]], steps: int = 400, rate: float = 2.0) -> dict:  # type: ignore[type-arg]
+    """Ordinal logistic regression by full-batch gradient descent on standardised features."""
+    n = len(FEATURES)
+    means = [sum(x[i] for x, _ in data) / len(data) for i in range(n)]
+    scales = [
+        math.sqrt(sum((x[i] - means[i]) ** 2 for x, _ in data) / len(data)) or 1.0 for i in range(n)
+    ]
+    rows = [([(x[i] - means[i]) / scales[i] for i in range(n)], made) for x, made in data]
+    w = [0.0] * n
+    c = {bid: 0.0 for bid in BIDS}
+    pairs = len(rows) * len(BIDS)
+    for _ in range(steps):
+        gw = [0.0] * n
+        gc = dict.fromkeys(BIDS, 0.0)
+        for x, made in rows:
+            z0 = sum(wi * xi for wi, xi in zip(w, x, strict=True))
+            for bid in BIDS:
+                p = 1 / (1 + math.exp(-(z0 + c[bid])))
+                error = p - (1.0 if made >= bid else 0.0)
+                gc[bid] += error
+                for i in range(n):
+                    gw[i] += error * x[i]
+        w = [wi - rate * g / pairs for wi, g in zip(w, gw, strict=True)]
+        c = {bid: c[bid] - rate * gc[bid] * len(BIDS) / pairs for bid in BIDS}
+    # Back to raw features: w . (x - m) / s + c = (w / s) . x + (c - sum(w m / s)).
+    weights = [w[i] / scales[i] for i in range(n)]
+    offset = sum(w[i] * means[i] / scales[i] for i in range(n))
+    return {
+        "features": list(FEATURES),
+        "weights": weights,
+        "intercepts": {str(bid): c[bid] - offset for bid in BIDS},
+        "samples": len(rows),
+    }
+
+
+def calibrate(logs: list[Path], name: str = "strong") -> tuple[int, float, float, float]:
+    """(contracts, mean predicted chance, share made, the shift that makes them agree) over
+    the point contracts the bot called ``name`` declared in ``logs``."""
+    from referee.log import read_log
+    from referee.records import BotReady, DealRecord, HandEndRecord
+    from referee.rules.actions import Bid
+    from referee.strong.bidding import BiddingModel
+
+    model = BiddingModel.load()
+    model = BiddingModel(model.weights, model.intercepts)  # unshifted
+    logits: list[float] = []
+    made = 0
+    for path in logs:
+        records = read_log(path).records
+        seats = {r.seat for r in records if isinstance(r, BotReady) and r.name == name}
+        deals = {r.hand: r.hands for r in records if isinstance(r, DealRecord)}
+        for record in records:
+            if not isinstance(record, HandEndRecord) or record.result.contract is None:
+                continue
+            contract = record.result.contract
+            if contract.declarer in seats and isinstance(contract.bid, Bid):
+                chance = model.chance(deals[record.hand][contract.declarer], contract.trump,
+                                      contract.bid.points)  # fmt: skip
+                logits.append(math.log(chance / (1 - chance)))
+                made += record.result.outcome == "made"
+    if not logits:
+        raise SystemExit(f"no point contract declared by {name!r} in these logs")
+    share = made / len(logits)
+
+    def mean(shift: float) -> float:
+        return sum(1 / (1 + math.exp(-(z + shift))) for z in logits) / len(logits)
+
+    low, high = -10.0, 10.0
+    for _ in range(60):
+        middle = (low + high) / 2
+        low, high = (low, middle) if mean(middle) > share else (middle, high)
+    return len(logits), mean(0.0), share, (low + high) / 2
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--hands", type=int, default=300)
+    parser.add_argument("--worlds", type=int, default=4)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--shift", type=float, default=0.0)
+    parser.add_argument("--data", type=Path, help="keep the samples here (JSON lines)")
+    parser.add_argument("--from-data", type=Path, help="fit on samples kept by --data")
+    parser.add_argument("--out", type=Path, default=MODEL)
+    parser.add_argument("--calibrate", type=Path, help="a directory of the strong bot's logs")
+    args = parser.parse_args()
+    if args.calibrate:
+        count, predicted, share, shift = calibrate(sorted(args.calibrate.glob("*.jsonl")))
+        print(
+            f"{count} contracts: {predicted:.1%} predicted double dummy, {share:.1%} made;"
+            f" shift {shift:.3f}"
+        )
+        return
+    if args.from_data:
+        lines = args.from_data.read_text().splitlines()
+        data = [(x, made) for x, made in map(json.loads, lines)]
+    else:
+        seeds = range(args.seed, args.seed + args.hands)
+        with multiprocessing.Pool(args.jobs) as pool:
+            chunks = pool.starmap(samples, [(seed, args.worlds) for seed in seeds])
+        data = [row for chunk in chunks for row in chunk]
+    if args.data:
+        args.data.write_text("".join(json.dumps(row) + "\n" for row in data))
+    model = fit(data)
+    model["shift"] = args.shift
+    model["hands"], model["worlds"], model["seed"] = args.hands, args.worlds, args.seed
+    args.out.write_text(json.dumps(model, indent=1) + "\n")
+    print(f"fitted on {len(data)} samples; wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()
