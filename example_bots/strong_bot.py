@@ -34,10 +34,10 @@ import heuristic_bot
 
 from referee.bot import Decision, run
 from referee.rules import Action, AllTricksBid, Bid, DeclareTrump, Pass, Play, View
+from referee.rules.tiles import PARTNER_OF
 from referee.strong.bidding import CANDIDATE_TRUMPS, BiddingModel
 from referee.strong.play import choose_tile
 
-PARTNER = {"A": "C", "B": "D", "C": "A", "D": "B"}
 #: The chance of making a point bid it needs to bid, and an all-tricks bid.
 BID_CHANCE = 0.5
 ALL_TRICKS_CHANCE = 0.85
@@ -96,7 +96,7 @@ class Strong:
         for move in view.bids:
             if not isinstance(move.action, Pass):
                 high = move.seat
-        if high == PARTNER[view.seat]:
+        if high == PARTNER_OF[view.seat]:
             return passing  # never over the partner
         all_tricks = [a for a in legal if isinstance(a, AllTricksBid)]
         if all_tricks and self.chance(view, 42)[0] >= ALL_TRICKS_CHANCE:

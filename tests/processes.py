@@ -6,7 +6,10 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
+
+BOTS = Path(__file__).resolve().parent / "bots"
 
 
 def referee(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -33,3 +36,18 @@ def with_marker(marker: str) -> list[int]:
             except OSError:
                 pass
     return found
+
+
+def gone(marker: str, within: float = 10.0) -> bool:
+    """Whether every process with ``marker`` in its command line has ended, waiting up to
+    ``within`` seconds."""
+    deadline = time.monotonic() + within
+    while with_marker(marker) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return not with_marker(marker)
+
+
+def many_bot(marker: str, *options: str) -> str:
+    """The command of ``tests/bots/many_bot.py`` (a bot that plays many matches in one
+    process), found by ``marker``."""
+    return " ".join([sys.executable, str(BOTS / "many_bot.py"), "--marker", marker, *options])

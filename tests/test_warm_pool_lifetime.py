@@ -3,13 +3,11 @@ pool closed while a match is in flight, the tournament gone (real bot processes)
 
 from __future__ import annotations
 
-import sys
-import time
 from pathlib import Path
 
 import pytest
 import trio
-from processes import with_marker
+from processes import gone, many_bot, with_marker
 
 from referee.runner import run_match
 from referee.sandbox.jail import SeatJail
@@ -19,23 +17,10 @@ from referee.settings import MatchSettings, SandboxSettings
 from referee.tournament import run
 from referee.tournament.plan import Entrant, TournamentSettings, plan
 
-BOTS = Path(__file__).resolve().parent / "bots"
-
-
-def many(marker: str, *options: str) -> str:
-    return " ".join([sys.executable, str(BOTS / "many_bot.py"), "--marker", marker, *options])
-
-
-def gone(marker: str, within: float = 5.0) -> bool:
-    deadline = time.monotonic() + within
-    while with_marker(marker) and time.monotonic() < deadline:
-        time.sleep(0.02)
-    return not with_marker(marker)
-
 
 def jobs(tmp_path: Path, marker: str) -> list[run.MatchJob]:
     settings = TournamentSettings(
-        entrants=[Entrant("a", many(marker)), Entrant("b", many(marker))], seeds=2, seed=4
+        entrants=[Entrant("a", many_bot(marker)), Entrant("b", many_bot(marker))], seeds=2, seed=4
     )
     return plan(settings, tmp_path / "logs")
 
@@ -80,7 +65,7 @@ async def test_a_pool_closed_during_a_match_closes_its_bots_as_they_come_back(
     """What a Dask cluster's end of a tournament does to a worker still playing."""
     marker = f"closing-{tmp_path.name}"
     settings = MatchSettings(seed=8)
-    commands = dict.fromkeys("ABCD", many(marker, "--think", "0.01"))
+    commands = dict.fromkeys("ABCD", many_bot(marker, "--think", "0.01"))
     sandbox = plan_sandbox(SandboxSettings(), settings, commands, [tmp_path])
     pool = WarmPool()
     keys = {"A": "a", "B": "b", "C": "a", "D": "b"}

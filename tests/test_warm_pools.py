@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from processes import referee, with_marker
+from processes import gone, many_bot, referee, with_marker
 
 from referee.log import read_log
 from referee.records import BotReady, DealRecord, FaultRecord
@@ -23,12 +23,6 @@ from referee.rules.tiles import Seat
 from referee.table import bot_seed
 from referee.tournament.results import read_results
 from referee.verify import verify
-
-BOTS = Path(__file__).resolve().parent / "bots"
-
-
-def many(marker: str, *options: str) -> str:
-    return " ".join([sys.executable, str(BOTS / "many_bot.py"), "--marker", marker, *options])
 
 
 @dataclass
@@ -66,7 +60,7 @@ THREE = ("--seeds", "3", "--jobs", "1")
 
 
 def three_entrants(marker: str) -> list[str]:
-    return [arg for name in "abc" for arg in ("--bot", f"{name}={many(marker)}")]
+    return [arg for name in "abc" for arg in ("--bot", f"{name}={many_bot(marker)}")]
 
 
 @pytest.fixture(scope="module")
@@ -151,8 +145,8 @@ def test_a_bot_that_misbehaves_between_matches_is_restarted_and_charged_there(
     tmp_path: Path, misbehaviour: str, reason: str
 ) -> None:
     marker = f"restart-{tmp_path.name}"
-    tournament(tmp_path, "--bot", f"a={many(marker, misbehaviour, '1')}",
-               "--bot", f"b={many(marker)}", "--seeds", "2", "--jobs", "1",
+    tournament(tmp_path, "--bot", f"a={many_bot(marker, misbehaviour, '1')}",
+               "--bot", f"b={many_bot(marker)}", "--seeds", "2", "--jobs", "1",
                "--startup-timeout", "1")  # fmt: skip
     assert not with_marker(marker)
     _, results = read_results(tmp_path / "results.jsonl")
@@ -185,7 +179,7 @@ def _wait_for_reuse(logs: Path, timeout: float = 60) -> None:
 @pytest.mark.parametrize("how", ["ctrl-c", "kill -9"])
 def test_stopping_a_tournament_leaves_no_kept_bot(tmp_path: Path, how: str) -> None:
     marker = f"stop-{tmp_path.name}"
-    bots = ["--bot", f"a={many(marker)}", "--bot", f"b={many(marker)}"]
+    bots = ["--bot", f"a={many_bot(marker)}", "--bot", f"b={many_bot(marker)}"]
     process = subprocess.Popen(
         [sys.executable, "-m", "referee", "tournament", *bots, "--seeds", "2000", "--jobs", "2",
          "--results", str(tmp_path / "results.jsonl")],
@@ -200,10 +194,7 @@ def test_stopping_a_tournament_leaves_no_kept_bot(tmp_path: Path, how: str) -> N
         else:
             process.kill()  # the tournament alone: its workers must see it go
             process.wait(timeout=30)
-        deadline = time.monotonic() + 10
-        while with_marker(marker) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert not with_marker(marker)
+        assert gone(marker)
     finally:
         for pid in with_marker(marker):
             os.kill(pid, signal.SIGKILL)
@@ -220,10 +211,10 @@ def test_a_kept_bot_is_retired_before_its_cpu_bound_could_stop_it(
     process is retired after two. Under a shell that waits for it, the bot is a child of the
     group's leader: every process of the bot is counted, each by its own CPU."""
     marker = f"cpu-{tmp_path.name}"
-    burner = many(marker, "--burn", "0.7")
+    burner = many_bot(marker, "--burn", "0.7")
     if wrapped:
         burner = f"/bin/sh -c '{burner}; :'"
-    tournament(tmp_path, "--bot", f"a={burner}", "--bot", f"b={many(marker)}",
+    tournament(tmp_path, "--bot", f"a={burner}", "--bot", f"b={many_bot(marker)}",
                "--seeds", "3", "--jobs", "1", "--cpu-limit", "2")  # fmt: skip
     _, results = read_results(tmp_path / "results.jsonl")
     assert all(result.faults == {seat: {} for seat in "ABCD"} for result in results)
@@ -238,8 +229,8 @@ def test_a_kept_bot_is_retired_before_its_cpu_bound_could_stop_it(
 
 def test_what_a_kept_bot_wrote_between_matches_is_not_judged_in_the_next(tmp_path: Path) -> None:
     marker = f"late-{tmp_path.name}"
-    tournament(tmp_path, "--bot", f"a={many(marker, '--late-answer')}",
-               "--bot", f"b={many(marker)}", "--seeds", "2", "--jobs", "1")  # fmt: skip
+    tournament(tmp_path, "--bot", f"a={many_bot(marker, '--late-answer')}",
+               "--bot", f"b={many_bot(marker)}", "--seeds", "2", "--jobs", "1")  # fmt: skip
     _, results = read_results(tmp_path / "results.jsonl")
     reused = 0
     for result in results:
@@ -257,7 +248,7 @@ def test_what_a_kept_bot_wrote_between_matches_is_not_judged_in_the_next(tmp_pat
 def test_dask_workers_keep_bots_warm_and_leave_none_behind(tmp_path: Path) -> None:
     pytest.importorskip("distributed")
     marker = f"dask-{tmp_path.name}"
-    tournament(tmp_path, "--bot", f"a={many(marker)}", "--bot", f"b={many(marker)}",
+    tournament(tmp_path, "--bot", f"a={many_bot(marker)}", "--bot", f"b={many_bot(marker)}",
                "--seeds", "3", "--jobs", "1", "--dask", "local")  # fmt: skip
     _, results = read_results(tmp_path / "results.jsonl")
     readies = [
@@ -267,10 +258,7 @@ def test_dask_workers_keep_bots_warm_and_leave_none_behind(tmp_path: Path) -> No
         if isinstance(ready, BotReady)
     ]
     assert len(readies) == 24 and any(ready.reused for ready in readies)
-    deadline = time.monotonic() + 10
-    while with_marker(marker) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not with_marker(marker)
+    assert gone(marker)
 
 
 def _states(pids: list[int]) -> set[str]:
@@ -295,7 +283,7 @@ def test_a_kept_bot_is_stopped_while_it_waits_and_runs_again_when_lent(tmp_path:
 
     marker = f"stopped-{tmp_path.name}"
     settings = TournamentSettings(
-        entrants=[Entrant("a", many(marker)), Entrant("b", many(marker))], seeds=2, seed=3
+        entrants=[Entrant("a", many_bot(marker)), Entrant("b", many_bot(marker))], seeds=2, seed=3
     )
     jobs = plan(settings, tmp_path / "logs")
     run.close_pools()  # bots other tests played in this process

@@ -13,9 +13,10 @@ import statistics
 import time
 from dataclasses import dataclass, field
 
+from referee.checkbot.session import percentile
 from referee.rules import Bid, DeclareTrump, Hand, Pass, Play
 from referee.rules.deal import deal
-from referee.rules.tiles import LEFT_OF, PARTNERSHIP_OF, SEATS, TILES
+from referee.rules.tiles import LEFT_OF, PARTNERSHIP_OF, SEATS, TILES, seats_from
 from referee.strong.solver import Position, Solver, mask
 
 
@@ -38,7 +39,7 @@ def _contract(seed: int) -> Hand:
     tiles = hand.hands[bidder]
     trump = max(range(7), key=lambda n: (sum(n in tile for tile in tiles), n))
     hand.apply(bidder, Bid(points=30 + rng.randrange(6)))
-    for seat in (LEFT_OF[bidder], LEFT_OF[LEFT_OF[bidder]], LEFT_OF[LEFT_OF[LEFT_OF[bidder]]]):
+    for seat in seats_from(bidder)[1:]:
         hand.apply(seat, Pass())
     hand.apply(bidder, DeclareTrump(trump=trump))
     return hand
@@ -81,6 +82,4 @@ def run(deals: int, seed: int = 1) -> SolverBench:
 
 def summary(times: list[float]) -> tuple[float, float, float]:
     """(mean, 90th percentile, max) in milliseconds."""
-    ordered = sorted(times)
-    p90 = ordered[min(len(ordered) - 1, int(0.9 * len(ordered)))]
-    return statistics.mean(ordered) * 1000, p90 * 1000, ordered[-1] * 1000
+    return statistics.mean(times) * 1000, percentile(times, 0.9) * 1000, max(times) * 1000

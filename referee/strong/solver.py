@@ -94,17 +94,6 @@ class Position:
     tricks: tuple[int, int] = (0, 0)
 
 
-def legal(position: Position, rules: Tables) -> list[int]:
-    """The tiles the seat to play may play, as the rules allow them."""
-    hand = position.hands[position.turn]
-    if position.trick:
-        suit = rules.called[position.trick[0][1]]
-        following = hand & rules.followers[suit]
-        if following:
-            return indices(following)
-    return indices(hand)
-
-
 def trick_winner(trick: tuple[tuple[int, int], ...], rules: Tables) -> int:
     """The seat whose tile takes a complete trick."""
     suit = rules.called[trick[0][1]]
@@ -143,7 +132,8 @@ class Solver:
     def move_values(self, position: Position) -> dict[int, bool]:
         """For each tile the seat to play may play: do the declarers make after it?"""
         values = {}
-        for tile in legal(position, self.rules):
+        suit = self.rules.called[position.trick[0][1]] if position.trick else -1
+        for tile in sorted(self._order(position.hands[position.turn], suit)):  # index order
             hands = list(position.hands)
             hands[position.turn] &= ~(1 << tile)
             trick = [*position.trick, (position.turn, tile)]

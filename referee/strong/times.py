@@ -8,6 +8,7 @@ import argparse
 import statistics
 from pathlib import Path
 
+from referee.checkbot.session import percentile
 from referee.log import read_log
 from referee.records import BotReady, MoveRecord
 from referee.rules import AllTricksBid, Bid, DeclareTrump, Pass, Play
@@ -35,11 +36,6 @@ def decision_times(logs: list[Path], name: str) -> dict[str, list[float]]:
             if latency is not None:
                 times[phase(record.action)].append(latency)
     return times
-
-
-def percentile(values: list[float], share: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
 
 
 def main() -> None:
