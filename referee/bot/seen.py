@@ -211,13 +211,15 @@ class Seen:
         todo = list(tiles)
         rng.shuffle(todo)
         hands: list[list[Tile]] = [[] for _ in sizes]
+        # Per tile, the seats that may hold it as a bit mask: Hall's condition on masks.
+        seats = [sum(1 << k for k in range(len(sizes)) if tile in allowed[k]) for tile in todo]
         for i, tile in enumerate(todo):
-            rest = todo[i + 1 :]
+            rest = seats[i + 1 :]
             choices = [k for k in range(len(sizes)) if left[k] and tile in allowed[k]]
             choices.sort(key=lambda k: -left[k] * rng.random())  # random, favouring room
             for k in choices:
                 left[k] -= 1
-                if _placeable(rest, left, allowed):
+                if _placeable(rest, left):
                     hands[k].append(tile)
                     break
                 left[k] += 1
@@ -253,12 +255,13 @@ class Seen:
         return hand
 
 
-def _placeable(tiles: list[Tile], left: list[int], allowed: list[frozenset[Tile]]) -> bool:
-    """Hall's condition: every set of seats has room for the tiles only those seats may hold."""
+def _placeable(seats: list[int], left: list[int]) -> bool:
+    """Hall's condition: every set of seats has room for the tiles only those seats may hold
+    (``seats``: per tile still to place, the seats that may hold it as a bit mask)."""
     n = len(left)
     for mask in range(1 << n):  # mask 0: a tile no seat may hold
         room = sum(left[k] for k in range(n) if mask >> k & 1)
-        only = sum(1 for t in tiles if all(mask >> k & 1 for k in range(n) if t in allowed[k]))
+        only = sum(1 for who in seats if not who & ~mask)
         if only > room:
             return False
-    return sum(left) == len(tiles)
+    return sum(left) == len(seats)

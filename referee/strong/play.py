@@ -17,11 +17,16 @@ from __future__ import annotations
 import random
 import time
 from dataclasses import dataclass
+from typing import Final
 
 from referee.bot import Seen
 from referee.rules.tiles import COUNT, PARTNERSHIP_OF, SEATS, Tile
 from referee.rules.views import View
 from referee.strong.solver import INDEX, OutOfTime, Position, Solver, mask
+
+#: Positions a world is charged for its dealing and set-up (about as long as that many
+#: positions take to search), so that many cheap late worlds count as the time they take.
+WORLD_COST: Final = 100
 
 
 @dataclass(frozen=True)
@@ -52,8 +57,8 @@ def choose_tile(
     fallback: Tile,
     rng: random.Random,
     budget: float,
-    max_nodes: int = 100_000,
-    max_worlds: int = 1000,
+    max_nodes: int = 50_000,
+    max_worlds: int = 256,
 ) -> Choice:
     """The candidate tile that wins the most sampled worlds within the budgets."""
     deadline = time.perf_counter() + budget
@@ -87,6 +92,7 @@ def choose_tile(
                 clock_stopped = time.perf_counter() > deadline
                 break
             worlds += 1
+            solver.nodes += WORLD_COST  # dealing and setting up a world takes time too
             for tile in candidates:
                 if values[INDEX[tile]] == ours:
                     wins[tile] += 1

@@ -180,6 +180,8 @@ class Solver:
         known = self._memo.get(key)
         if known is None:
             known = self._memo[key] = self._play(hands, leader, [], -1, ours, theirs)
+        else:
+            self.nodes += 1  # a position answered from memory takes time too
         return known
 
     def _spent(self) -> bool:
