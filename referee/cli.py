@@ -442,6 +442,15 @@ def replay_command(
     log: Annotated[
         Path, typer.Argument(metavar="LOG", help="A replay log written by 'referee match'.")
     ],
+    out: Annotated[
+        Path | None,
+        typer.Argument(
+            metavar="[OUT.html]",
+            help="With --html: the page to write. Default: beside the log, LOG.html"
+            " (LOG.A.html with --seat A, LOG.public.html with --public).",
+            show_default=False,
+        ),
+    ] = None,
     seat: Annotated[
         SeatName | None,
         typer.Option(
@@ -470,6 +479,15 @@ def replay_command(
             help="Play the match again with the logged bots, seed and limits; compare digests.",
         ),
     ] = False,
+    html: Annotated[
+        bool,
+        typer.Option(
+            "--html",
+            help="Verify the log, then write it as one self-contained page to open in a"
+            " browser: every hand open and each seat's and the public view (with --seat or"
+            " --public: only that one).",
+        ),
+    ] = False,
     sandbox: Annotated[Sandbox, typer.Option(help="With --rerun: " + SANDBOX_HELP)] = (
         Sandbox.auto
     ),
@@ -485,7 +503,8 @@ def replay_command(
     """Render, verify or re-run a match from its replay log.
 
     With no option: the whole match, hand by hand. Exit status: 0 when all is well, 1 when
-    verification or a re-run disagrees, 2 when the file cannot be read as a replay log.
+    verification or a re-run disagrees (no page is written from a log that does not
+    verify), 2 when the file cannot be read as a replay log.
     """
     from referee.errors import LogError, RefereeError, VerificationError
     from referee.log import read_log
@@ -493,12 +512,18 @@ def replay_command(
     modes = [seat is not None, public, verify, json_output, rerun]
     if sum(modes) > 1:
         raise _fail("choose one of --seat, --public, --verify, --json, --rerun")
+    if html and (verify or json_output or rerun):
+        raise _fail("--html combines with --seat or --public only (it verifies the log itself)")
+    if out is not None and not html:
+        raise _fail(f"{out}: a second argument is the page --html writes; add --html")
     try:
         replay_log = read_log(log)
     except LogError as exc:
         raise _fail(str(exc)) from None
     try:
-        if verify:
+        if html:
+            _write_page(replay_log, out, seat.value if seat else ("public" if public else None))
+        elif verify:
             _verify(replay_log)
         elif json_output:
             from referee.records import canonical_json
@@ -527,10 +552,27 @@ def replay_command(
             for line in lines:
                 typer.echo(line)
     except VerificationError as exc:
-        typer.echo(f"verification failed: {exc}", err=True)
+        unwritten = "; no page was written" if html else ""
+        typer.echo(f"verification failed: {exc}{unwritten}", err=True)
         raise typer.Exit(1) from None
     except RefereeError as exc:
         raise _fail(f"{log}: the log does not follow the rules ({exc}); run --verify") from None
+
+
+def _write_page(replay_log: LogFile, out: Path | None, only: str | None) -> None:
+    from referee.pages.match_page import match_page
+    from referee.pages.steps import PERSPECTIVES
+
+    path = replay_log.path
+    if out is None:
+        out = path.with_name(path.stem + (f".{only}" if only else "") + ".html")
+    chosen = [p for p in PERSPECTIVES if only is None or p == only]
+    text = match_page(replay_log, chosen)
+    try:
+        out.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise _fail(f"cannot write {out}: {exc.strerror}; choose another OUT.html") from None
+    typer.echo(f"verified; wrote {out} ({len(text.encode()) / 1024:.0f} KiB): open it in a browser")
 
 
 def _verify(replay_log: LogFile) -> None:
@@ -711,6 +753,14 @@ def tournament_command(
             " (by default their processes are kept between matches).",
         ),
     ] = False,
+    report: Annotated[
+        bool,
+        typer.Option(
+            "--report",
+            help="At the end, write report.html beside the results, and each match's viewer"
+            " page beside its log ('referee report' writes one elsewhere).",
+        ),
+    ] = False,
     json_output: Annotated[
         bool, typer.Option("--json", help="Print the standings as JSON on stdout.")
     ] = False,
@@ -759,12 +809,75 @@ def tournament_command(
         sandbox_allow=sandbox_allow,
         sandbox_env=sandbox_env,
         fresh_bots=fresh_bots,
+        report=report,
     )
     try:
         status = run(options)
     except TournamentError as exc:
         raise _fail(str(exc)) from None
     raise typer.Exit(status)
+
+
+@app.command("report")
+def report_command(
+    results: Annotated[
+        Path,
+        typer.Argument(
+            metavar="RESULTS.jsonl", help="A results file written by 'referee tournament'."
+        ),
+    ],
+    out: Annotated[
+        Path | None,
+        typer.Argument(
+            metavar="[OUT.html]",
+            help="The page to write. Default: report.html beside the results.",
+            show_default=False,
+        ),
+    ] = None,
+    sprt: Annotated[
+        str | None,
+        typer.Option(metavar="ELO0,ELO1", help="Draw this sequential test (two entrants)."),
+    ] = None,
+    alpha: Annotated[float, typer.Option(help="SPRT false positive rate.")] = 0.05,
+    beta: Annotated[float, typer.Option(help="SPRT false negative rate.")] = 0.05,
+    json_output: Annotated[
+        bool, typer.Option("--json", help="Print where the pages went as JSON on stdout.")
+    ] = False,
+) -> None:
+    """Write a tournament's report: one self-contained HTML page with the standings, head to
+    head, win rates with their intervals, the rating over the tournament, the SPRT, faults,
+    and a link to each match's viewer page (written beside its log, after verifying it)."""
+    from rich.console import Console
+
+    from referee.pages.report_command import write_report
+    from referee.tournament.command import TournamentError, sprt_of
+    from referee.tournament.results import ResultsError
+
+    err = Console(stderr=True, soft_wrap=True)
+    try:
+        test = sprt_of(sprt, alpha, beta, None)
+        written = write_report(results, out, test, err)
+    except (TournamentError, ResultsError) as exc:
+        raise _fail(str(exc)) from None
+    except OSError as exc:
+        raise _fail(f"{exc.filename or results}: {exc.strerror or exc}") from None
+    _said_report(written, json_output)
+
+
+def _said_report(written: Any, json_output: bool) -> None:
+    """One line (or a JSON object) saying where a report went and which matches got no page."""
+    missing = [row.result.match_id for row in written.without_page]
+    if json_output:
+        document = {
+            "report": str(written.report),
+            "matches": written.matches,
+            "without_page": missing,
+        }
+        typer.echo(msgspec.json.encode(document).decode())
+        return
+    typer.echo(f"wrote {written.report} ({written.matches} matches): open it in a browser")
+    for row in written.without_page:
+        typer.echo(f"  no page for {row.result.match_id}: {row.why_no_page}", err=True)
 
 
 @bench_app.command("engine")
@@ -899,6 +1012,39 @@ def bench_solver(
     typer.echo(
         f"solver: {result.nodes_per_second / 1e6:.2f} M positions/s; first lead {mean:.0f} ms"
         f" mean ({p90:.0f} p90, {most:.0f} max)"
+    )
+
+
+@bench_app.command("viewer")
+def bench_viewer(
+    seed: Annotated[int, typer.Option(min=0, help="The matches' seed.")] = 1,
+) -> None:
+    """The viewer page of the longest log (200 hands) and of a full match: its size, the
+    time to build it, to its first render in headless Chromium, and per step."""
+    from referee.bench import viewer
+
+    try:
+        results = viewer.run(seed)
+    except viewer.NoBrowser as exc:
+        raise _fail(f"bench viewer needs a browser: {exc}") from None
+    for result in results:
+        typer.echo(
+            f"{result.name}: {result.hands} hands, {result.steps} steps,"
+            f" {result.bytes / 1024:.0f} KiB; built in {result.build_ms:.0f} ms; first render"
+            f" {result.first_render_ms:.0f} ms; a step {result.step_mean_ms:.2f} ms mean,"
+            f" {result.step_max_ms:.1f} ms max"
+        )
+    typer.echo(
+        f"limits: first render {viewer.FIRST_RENDER_LIMIT_MS:.0f} ms,"
+        f" a step {viewer.STEP_LIMIT_MS:.1f} ms (one frame at 60 Hz)"
+    )
+    longest = results[0]
+    typer.echo(
+        f"viewer: {longest.name} {longest.bytes / 1024:.0f} KiB, first render"
+        f" {longest.first_render_ms:.0f} ms"
+        f" ({longest.first_render_ms / viewer.FIRST_RENDER_LIMIT_MS:.0%} of its limit), a step"
+        f" {longest.step_max_ms:.1f} ms at most"
+        f" ({longest.step_max_ms / viewer.STEP_LIMIT_MS:.0%} of a frame)"
     )
 
 

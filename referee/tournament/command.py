@@ -66,6 +66,8 @@ class Options:
     sandbox_allow: list[Path] | None = None
     sandbox_env: list[str] | None = None
     fresh_bots: bool = False
+    #: Write the HTML report (and each match's viewer page) beside the results at the end.
+    report: bool = False
 
 
 class FileConfig(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
@@ -87,6 +89,7 @@ class FileConfig(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     sandbox_allow: list[str] = msgspec.field(default_factory=list)
     sandbox_env: list[str] = msgspec.field(default_factory=list)
     fresh_bots: bool = False
+    report: bool = False
 
 
 def _config(path: Path | None) -> FileConfig:
@@ -174,6 +177,7 @@ def settings_of(options: Options) -> tuple[TournamentSettings, dict[str, Any]]:
         "beta": _probability("beta", _first(options.beta, config.beta, 0.05)),
         "sandbox": _sandbox_settings(options, config),
         "warm": not (options.fresh_bots or config.fresh_bots),
+        "report": options.report or config.report,
     }
     return settings, rest
 
@@ -223,10 +227,11 @@ def _decide_sandbox(
     return sandbox, said
 
 
-def _sprt(text: str | None, alpha: float, beta: float, entrants: int) -> Sprt | None:
+def sprt_of(text: str | None, alpha: float, beta: float, entrants: int | None) -> Sprt | None:
+    """The test ``--sprt ELO0,ELO1`` asks for (``entrants``: how many there are, when known)."""
     if text is None:
         return None
-    if entrants != 2:
+    if entrants is not None and entrants != 2:
         raise TournamentError("--sprt compares exactly two entrants")
     try:
         elo0, elo1 = (float(part) for part in str(text).split(","))
@@ -243,7 +248,7 @@ def run(options: Options) -> int:
     """Run the tournament; return the exit status."""
     err = Console(stderr=True, soft_wrap=True)
     settings, rest = settings_of(options)
-    sprt = _sprt(rest["sprt"], rest["alpha"], rest["beta"], len(settings.entrants))
+    sprt = sprt_of(rest["sprt"], rest["alpha"], rest["beta"], len(settings.entrants))
     sandbox, said = _decide_sandbox(settings, rest)  # strict refuses before any file is made
     try:
         private_directory(Path(rest["logs"]))
@@ -378,6 +383,8 @@ def run(options: Options) -> int:
                 f" → {verdict['verdict']}"
             )
         out.print(f"results: {escape(str(rest['results']))}; logs: {escape(str(rest['logs']))}")
+    if rest["report"] and results:
+        _report(Path(rest["results"]), sprt, err)
     if interrupted:
         err.print(
             f"interrupted: {len(results)} of {len(jobs)} matches recorded; run the same command"
@@ -399,6 +406,19 @@ def run(options: Options) -> int:
         err.print(f"{len(left)} of {len(jobs)} matches not played: {escape(listed)}; {retry}")
         return 1
     return 0
+
+
+def _report(results: Path, sprt: Sprt | None, err: Console) -> None:
+    from referee.pages.report_command import write_report
+
+    try:
+        written = write_report(results, None, sprt, err)
+    except OSError as exc:
+        err.print(f"no report: cannot write {escape(str(exc.filename))}: {exc.strerror}")
+        return
+    err.print(f"report: {escape(str(written.report))}")
+    for row in written.without_page:
+        err.print(f"  no page for {escape(row.result.match_id)}: {escape(str(row.why_no_page))}")
 
 
 def _standings_table(table: Standings, live: bool) -> Table:

@@ -14,7 +14,7 @@ import math
 from collections import defaultdict
 from dataclasses import dataclass
 from statistics import NormalDist
-from typing import Literal
+from typing import Any, Literal
 
 import msgspec
 from openskill.models import PlackettLuce
@@ -103,10 +103,7 @@ def standings(names: list[str], results: list[MatchResult]) -> Standings:
             marks[me] += result.mark_difference_of(me)
             h2h[me][other] += points
             h2h_n[me][other] += 1
-        ranks: list[float] = (
-            [1, 1] if result.winner is None else ([1, 2] if result.winner == a else [2, 1])
-        )
-        [[ratings[a]], [ratings[b]]] = model.rate([[ratings[a]], [ratings[b]]], ranks=ranks)
+        _rate(model, ratings, result)
     table = []
     for name in names:
         n = count[name]
@@ -133,6 +130,27 @@ def standings(names: list[str], results: list[MatchResult]) -> Standings:
         )
     table.sort(key=lambda s: (-s.rating_ordinal, -s.win_rate, s.name))
     return Standings(table, h2h, h2h_n)
+
+
+def _rate(model: PlackettLuce, ratings: dict[str, Any], result: MatchResult) -> None:
+    """Update the two entrants' ratings with one match (a match nobody won is a draw)."""
+    a, b = result.first, result.second
+    ranks: list[float] = (
+        [1, 1] if result.winner is None else ([1, 2] if result.winner == a else [2, 1])
+    )
+    [[ratings[a]], [ratings[b]]] = model.rate([[ratings[a]], [ratings[b]]], ranks=ranks)
+
+
+def rating_history(names: list[str], results: list[MatchResult]) -> list[dict[str, float]]:
+    """Each entrant's rating (openskill mu) after each match, in the order ``standings``
+    rates them: the rating over the course of the tournament."""
+    model = PlackettLuce()
+    ratings = {name: model.rating(name=name) for name in names}
+    history = []
+    for result in sorted(results, key=lambda result: (result.number, result.match_id)):
+        _rate(model, ratings, result)
+        history.append({name: rating.mu for name, rating in ratings.items()})
+    return history
 
 
 # -- SPRT -----------------------------------------------------------------------------------

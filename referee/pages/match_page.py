@@ -1,0 +1,20 @@
+"""The viewer page of one match: verified first, then drawn from the steps the rules engine
+rebuilds (``steps``), for the perspectives asked for."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from referee.log import LogFile
+from referee.pages.page import embedded_json, page
+from referee.pages.steps import PERSPECTIVES, Perspective, build
+from referee.verify import verify
+
+
+def match_page(log: LogFile, perspectives: Iterable[Perspective] = PERSPECTIVES) -> str:
+    """The page; raises ``VerificationError`` for a log that does not verify (no page is
+    drawn from a log whose every record was not re-simulated and found right)."""
+    steps = build(log, verify(log), perspectives)
+    return page(
+        "viewer", title=f"Texas 42 — seed {steps.seed}: {steps.end}", data=embedded_json(steps)
+    )

@@ -1,0 +1,50 @@
+"""One self-contained HTML page: a Jinja template (autoescaped: no value from a log or a
+bot is ever read as HTML), its style and script inlined, and its data as JSON for the
+script. No network, no build step; it opens from disk."""
+
+from __future__ import annotations
+
+from functools import cache
+from importlib import resources
+from typing import Any
+
+import jinja2
+import msgspec
+from markupsafe import Markup
+
+#: What JSON may hold that would end a <script> element or confuse an HTML parser; inside
+#: JSON strings, the escaped forms mean the same characters.
+_UNSAFE = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+
+
+def embedded_json(data: object) -> Markup:
+    """``data`` as JSON that is safe inside ``<script type="application/json">``."""
+    text = msgspec.json.encode(data).decode()
+    for character, escaped in _UNSAFE.items():
+        text = text.replace(character, escaped)
+    return Markup(text)
+
+
+def _asset(name: str) -> Markup:
+    """A style sheet or script of ours, inlined as it is."""
+    text = resources.files("referee.pages").joinpath(name).read_text(encoding="utf-8")
+    return Markup(text)
+
+
+@cache
+def _environment() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.PackageLoader("referee.pages", "."),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+    )
+
+
+def page(name: str, **values: Any) -> str:
+    """The page ``name``: ``name.html`` rendered with ``values``, ``name.css`` and
+    ``name.js`` (when there is one) inlined as ``style`` and ``script``."""
+    folder = resources.files("referee.pages")
+    script = _asset(f"{name}.js") if folder.joinpath(f"{name}.js").is_file() else Markup("")
+    template = _environment().get_template(f"{name}.html")
+    return template.render(style=_asset(f"{name}.css"), script=script, **values)

@@ -1,0 +1,128 @@
+"""The report's two kinds of plot, as inline SVG: intervals (a rate with its 95% interval
+per entrant) and lines over the course of a tournament (ratings, the SPRT's statistic
+against its bounds).
+
+Our own small code rather than a plotting library: the plots are two shapes, the page must
+be static and offline, and SVG written here is text the browser draws at any size, with every
+label escaped. Nothing here reads a file or a clock.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from markupsafe import Markup, escape
+
+#: Colours told apart by most readers (Okabe and Ito's palette), one per entrant in order.
+PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442")
+
+
+def colour(index: int) -> str:
+    return PALETTE[index % len(PALETTE)]
+
+
+def _number(value: float) -> str:
+    return f"{value:.1f}".rstrip("0").rstrip(".")
+
+
+def intervals(rows: Sequence[tuple[str, float, float, float]], reference: float = 0.5) -> Markup:
+    """One line per ``(name, low, value, high)`` on a 0-1 scale: the interval as a bar, the
+    value as a dot, ``reference`` as a dashed line."""
+    left, width, row_height = 160, 420, 28
+    height = row_height * len(rows) + 40
+    parts = [
+        f'<svg class="plot intervals" viewBox="0 0 {left + width + 20} {height}" role="img"'
+        ' aria-label="win rate with its 95% interval, per entrant">'
+    ]
+    for tick in range(0, 11, 2):
+        x = left + width * tick / 10
+        parts.append(
+            f'<line class="grid" x1="{x:g}" y1="10" x2="{x:g}" y2="{height - 25}"/>'
+            f'<text class="tick" x="{x:g}" y="{height - 8}" text-anchor="middle">'
+            f"{tick * 10}%</text>"
+        )
+    x = left + width * reference
+    parts.append(f'<line class="reference" x1="{x:g}" y1="10" x2="{x:g}" y2="{height - 25}"/>')
+    for i, (name, low, value, high) in enumerate(rows):
+        y = 20 + row_height * i + row_height / 2
+        x0, x1, xv = (left + width * v for v in (low, high, value))
+        parts.append(
+            f'<g class="row" data-name="{escape(name)}">'
+            f'<text class="label" x="{left - 8}" y="{y + 4:g}" text-anchor="end">'
+            f"{escape(name)}</text>"
+            f'<line class="interval" x1="{x0:g}" y1="{y:g}" x2="{x1:g}" y2="{y:g}"'
+            f' stroke="{colour(i)}"/>'
+            f'<circle cx="{xv:g}" cy="{y:g}" r="5" fill="{colour(i)}"/>'
+            f"<title>{escape(name)}: {value:.1%} ({low:.1%} to {high:.1%})</title></g>"
+        )
+    parts.append("</svg>")
+    return Markup("".join(parts))
+
+
+def lines(
+    series: Sequence[tuple[str, Sequence[tuple[float, float]]]],
+    x_label: str,
+    y_label: str,
+    bounds: Sequence[tuple[float, str]] = (),
+) -> Markup:
+    """A line per ``(name, points)`` against ``x_label``; ``bounds`` are horizontal dashed
+    lines with labels (the SPRT's)."""
+    left, top, width, height = 60, 15, 520, 220
+    xs = [x for _, points in series for x, _ in points] or [0.0, 1.0]
+    ys = [y for _, points in series for _, y in points] + [y for y, _ in bounds] or [0.0, 1.0]
+    x_min, x_max = min(xs), max(xs)
+    y_min, y_max = min(ys), max(ys)
+    if x_max == x_min:
+        x_max = x_min + 1
+    if y_max == y_min:
+        y_min, y_max = y_min - 1, y_max + 1
+    margin = (y_max - y_min) * 0.05
+    y_min, y_max = y_min - margin, y_max + margin
+
+    def at(x: float, y: float) -> str:
+        px = left + width * (x - x_min) / (x_max - x_min)
+        py = top + height * (1 - (y - y_min) / (y_max - y_min))
+        return f"{px:.1f},{py:.1f}"
+
+    parts = [
+        f'<svg class="plot lines" viewBox="0 0 {left + width + 150} {top + height + 40}"'
+        f' role="img" aria-label="{escape(y_label)} by {escape(x_label)}">'
+        f'<rect class="frame" x="{left}" y="{top}" width="{width}" height="{height}"/>'
+    ]
+    for k in range(5):
+        y = y_min + (y_max - y_min) * k / 4
+        parts.append(
+            f'<text class="tick" x="{left - 6}" y="{at(x_min, y).split(",")[1]}"'
+            f' text-anchor="end">{_number(y)}</text>'
+        )
+    for k in range(5):
+        x = x_min + (x_max - x_min) * k / 4
+        parts.append(
+            f'<text class="tick" x="{at(x, y_min).split(",")[0]}" y="{top + height + 16}"'
+            f' text-anchor="middle">{_number(x)}</text>'
+        )
+    parts.append(
+        f'<text class="axis" x="{left + width / 2}" y="{top + height + 34}"'
+        f' text-anchor="middle">{escape(x_label)}</text>'
+    )
+    for y, label in bounds:
+        a, b = at(x_min, y), at(x_max, y)
+        parts.append(
+            f'<line class="bound" x1="{a.split(",")[0]}" y1="{a.split(",")[1]}"'
+            f' x2="{b.split(",")[0]}" y2="{b.split(",")[1]}"/>'
+            f'<text class="bound-label" x="{left + width + 6}" y="{b.split(",")[1]}">'
+            f"{escape(label)}</text>"
+        )
+    for i, (name, points) in enumerate(series):
+        if not points:
+            continue
+        path = " ".join(at(x, y) for x, y in points)
+        end = at(*points[-1])
+        parts.append(
+            f'<g class="series" data-name="{escape(name)}">'
+            f'<polyline points="{path}" fill="none" stroke="{colour(i)}" stroke-width="2"/>'
+            f'<text class="label" x="{left + width + 6}" y="{end.split(",")[1]}"'
+            f' fill="{colour(i)}">{escape(name)}</text></g>'
+        )
+    parts.append("</svg>")
+    return Markup("".join(parts))

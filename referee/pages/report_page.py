@@ -1,0 +1,116 @@
+"""A tournament's report: one self-contained page from its results file — the standings and
+head to head the text commands print (``referee.tournament.standings``, the one source),
+each entrant's win rate with its interval, the rating over the course of the tournament, the
+SPRT's statistic against its bounds, faults, and a viewer page for each match.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from referee.errors import LogError, VerificationError
+from referee.log import read_log
+from referee.pages.match_page import match_page
+from referee.pages.page import page
+from referee.pages.plots import intervals, lines
+from referee.records import split_counts
+from referee.tournament.plan import plan
+from referee.tournament.results import MatchResult, ResultsHeader
+from referee.tournament.standings import Sprt, pair_scores, rating_history, standings
+
+
+@dataclass(frozen=True)
+class MatchRow:
+    """A match as the report lists it, with its viewer page (or why it has none)."""
+
+    result: MatchResult
+    page: str | None
+    why_no_page: str | None
+    faults: str
+
+
+def match_pages(
+    results: list[MatchResult],
+    relative_to: Path,
+    progress: Callable[[], None] = lambda: None,
+) -> list[MatchRow]:
+    """Write each match's viewer page beside its log (``LOG.html``, as ``replay --html``
+    does), linked relative to ``relative_to``; a log that is missing or does not verify gets
+    no page, and its row says why."""
+    rows = []
+    for result in sorted(results, key=lambda r: (r.number, r.match_id)):
+        counted, _ = split_counts(result.faults)
+        faults = "; ".join(
+            f"{seat}: " + ", ".join(f"{kind} {n}" for kind, n in reasons.items())
+            for seat, reasons in counted.items()
+            if reasons
+        )
+        log = Path(result.log)
+        target = log.with_name(log.stem + ".html")
+        link, why = None, None
+        try:
+            target.write_text(match_page(read_log(log)), encoding="utf-8")
+            link = os.path.relpath(target, relative_to)
+        except (OSError, LogError) as exc:
+            why = f"the log cannot be read: {exc}"
+        except VerificationError as exc:
+            why = f"the log does not verify: {exc}"
+        rows.append(MatchRow(result, link, why, faults))
+        progress()
+    return rows
+
+
+def report_page(
+    header: ResultsHeader,
+    results: list[MatchResult],
+    rows: list[MatchRow],
+    sprt: Sprt | None = None,
+) -> str:
+    """The report's HTML."""
+    names = [entrant.name for entrant in header.settings.entrants]
+    table = standings(names, results)
+    rate_plot = intervals(
+        [(row.name, row.win_rate_low, row.win_rate, row.win_rate_high) for row in table.standings]
+    )
+    history = rating_history(names, results)
+    rating_plot = lines(
+        [(name, [(i + 1, after[name]) for i, after in enumerate(history)]) for name in names],
+        "matches played",
+        "rating (openskill mu)",
+    )
+    sprt_view = None
+    if sprt is not None and len(names) == 2:
+        scores = pair_scores(results, names[0])
+        course = [(k, sprt.llr(scores[:k])) for k in range(1, len(scores) + 1)]
+        llr = course[-1][1] if course else 0.0
+        sprt_view = {
+            "sprt": sprt,
+            "llr": llr,
+            "verdict": sprt.verdict(llr),
+            "pairs": len(scores),
+            "plot": lines(
+                [(f"{names[0]} vs {names[1]}", course)],
+                "duplicate pairs",
+                "log-likelihood ratio",
+                bounds=[
+                    (sprt.upper, f"H1 {sprt.upper:.2f}"),
+                    (sprt.lower, f"H0 {sprt.lower:.2f}"),
+                ],
+            ),
+        }
+    return page(
+        "report",
+        title=f"Texas 42 tournament — {', '.join(names)}",
+        header=header,
+        names=names,
+        table=table,
+        planned=len(plan(header.settings, Path("."))),
+        played=len(results),
+        rate_plot=rate_plot,
+        rating_plot=rating_plot,
+        sprt=sprt_view,
+        rows=rows,
+    )

@@ -1,0 +1,316 @@
+"""A match as the viewer steps through it: one step per action, each with what every
+perspective may see at that moment, rebuilt with the rules engine from a verified log.
+
+The perspectives are the ones ``referee replay`` prints:
+
+- ``all``: every hand open and every pile face up (for after the match);
+- a seat (``A``-``D``): exactly what ``Match.view(seat)`` shows that seat, the view
+  ``replay --seat`` prints; of the notes, only its own answers' (a refused answer can name
+  a tile its author holds);
+- ``public``: the same view without its hand, what everyone may see.
+
+Only the perspectives asked for are built, so a page made for one seat holds nothing else:
+no other seat's unplayed tile is in its data at all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Final, Literal
+
+import msgspec
+
+from referee.checkbot.session import percentile
+from referee.log import LogFile
+from referee.records import (
+    BotReady,
+    FaultRecord,
+    IgnoredRecord,
+    MatchEndRecord,
+    MoveRecord,
+    RejectedRecord,
+)
+from referee.render import result_text
+from referee.rules import DeclareTrump, Hand, HandEnded, HandStarted, Match, Play, TrickTaken
+from referee.rules.contract import side_name
+from referee.rules.tiles import SEATS, Partnership, Seat, Tile
+from referee.verify import Verified
+
+Perspective = Literal["all", "public", "A", "B", "C", "D"]
+PERSPECTIVES: Final[tuple[Perspective, ...]] = ("all", "public", "A", "B", "C", "D")
+
+
+def code(tile: Tile) -> int:
+    """A tile as the page's script reads it: ``10 * low + high``."""
+    return 10 * tile.low + tile.high
+
+
+class Note(msgspec.Struct, frozen=True, omit_defaults=True):
+    """A refused answer, an ignored line or a fault, where it happened: ``text`` says what
+    happened; ``detail`` and ``raw`` (what the bot sent, as sent) only where the perspective
+    may read them."""
+
+    seat: Seat
+    kind: Literal["rejected", "ignored", "fault"]
+    text: str
+    detail: str | None = None
+    raw: str | None = None
+
+
+class Pile(msgspec.Struct, frozen=True):
+    """A captured trick as the table shows it: tiles sorted, never who played which."""
+
+    trick: int
+    side: Partnership
+    points: int
+    tiles: list[int]
+
+
+class Step(msgspec.Struct, frozen=True, omit_defaults=True):
+    """The table just after one action (or at a hand's deal, or at the match's end)."""
+
+    hand: int
+    kind: Literal["deal", "bid", "trump", "play", "end"]
+    text: str
+    dealer: Seat
+    marks: dict[Partnership, int]
+    #: Hand points captured so far by each side.
+    points: dict[Partnership, int]
+    bids: list[tuple[Seat, str]]
+    #: Per perspective, the tiles in hand it may see (``all``: every seat's; a seat: its own;
+    #: ``public``: none).
+    hands: dict[Perspective, dict[Seat, list[int]]]
+    #: Every hand's size, and the captured piles face up (by trick number), as the views
+    #: show them to every seat; ``all`` sees the first ``captured`` piles.
+    sizes: dict[Seat, int]
+    piles: list[int]
+    captured: int = 0
+    #: Per perspective, the notes it may read, when there are any.
+    notes: dict[Perspective, list[Note]] = {}
+    seat: Seat | None = None
+    contract: str | None = None
+    declarer: Seat | None = None
+    #: The trick on the table: (seat, tile) in the order played; a complete trick stays
+    #: until the next lead, with ``taken`` saying who won it.
+    trick: list[tuple[Seat, int]] = []
+    taken: str | None = None
+    winner: Seat | None = None
+    #: The hand's result, on the step that ended it.
+    result: str | None = None
+    forced: bool = False
+    #: The referee's measure of the answer's time, in milliseconds.
+    ms: float | None = None
+
+
+class SeatTimes(msgspec.Struct, frozen=True):
+    decisions: int
+    mean_ms: float
+    p99_ms: float
+    max_ms: float
+
+
+class MatchSteps(msgspec.Struct, frozen=True):
+    """Everything a viewer page shows, for the perspectives it was built for."""
+
+    seed: int
+    names: dict[Seat, str]
+    commands: dict[Seat, str]
+    perspectives: list[Perspective]
+    steps: list[Step]
+    #: Per hand number, its captured piles.
+    piles: dict[int, list[Pile]]
+    times: dict[Seat, SeatTimes]
+    end: str
+    winner: Partnership | None
+    marks: dict[Partnership, int]
+    game_digest: str
+    log_digest: str
+    #: What ``referee replay --verify`` said of the log.
+    verified: str
+
+
+def build(
+    log: LogFile, verified: Verified, perspectives: Iterable[Perspective] = PERSPECTIVES
+) -> MatchSteps:
+    """The steps of a log ``verify`` passed, seen from ``perspectives``."""
+    return _Builder(log, verified, tuple(perspectives)).run()
+
+
+class _Builder:
+    """Replays the log's moves through ``Match`` and takes a step after each."""
+
+    def __init__(
+        self, log: LogFile, verified: Verified, perspectives: tuple[Perspective, ...]
+    ) -> None:
+        self.log = log
+        self.verified = verified
+        self.perspectives = perspectives
+        self.match = Match(log.header.seed)
+        self.steps: list[Step] = []
+        self.piles: dict[int, list[Pile]] = {}
+        self.notes: list[Note] = []
+        self.trick: list[tuple[Seat, int]] = []
+        self.bids: list[tuple[Seat, str]] = []
+
+    def run(self) -> MatchSteps:
+        header = self.log.header
+        names = {seat: "" for seat in SEATS}
+        times: dict[Seat, list[float]] = {seat: [] for seat in SEATS}
+        end: MatchEndRecord | None = None
+        self._step("deal", f"hand 1 dealt by {self.match.hand.dealer}")
+        for record in self.log.records:
+            if isinstance(record, BotReady):
+                names[record.seat] = record.name
+            elif isinstance(record, RejectedRecord):
+                rule = f" [{record.rule}]" if record.rule else ""
+                text = f"answer refused: {record.reason}"
+                detail = f"{record.detail}{rule}"
+                self.notes.append(Note(record.seat, "rejected", text, detail, record.raw))
+            elif isinstance(record, IgnoredRecord):
+                text = f"line ignored (waiting for the answer to act {record.expected_id})"
+                self.notes.append(Note(record.seat, "ignored", text, None, record.raw))
+            elif isinstance(record, FaultRecord):
+                text = f"fault: {record.reason} → {record.penalty} (strikes {record.strikes})"
+                self.notes.append(Note(record.seat, "fault", text, record.detail))
+            elif isinstance(record, MoveRecord):
+                ms = record.timing.latency_ms if record.timing else None
+                ms = None if ms is None else round(ms, 1)
+                if ms is not None and not record.forced:
+                    times[record.seat].append(ms)
+                self._move(record, ms)
+            elif isinstance(record, MatchEndRecord):
+                end = record
+        assert end is not None, "build() takes a verified log, which ends with match_end"
+        winner = side_name(end.winner) if end.winner else "nobody"
+        end_text = f"{winner} wins ({end.end}: {end.detail})"
+        self._step("end", f"match over: {end_text}")
+        return MatchSteps(
+            seed=header.seed,
+            names=names,
+            commands=dict(header.bots),
+            perspectives=list(self.perspectives),
+            steps=self.steps,
+            piles=self.piles,
+            times={seat: _times(values) for seat, values in times.items() if values},
+            end=end_text,
+            winner=end.winner,
+            marks=dict(end.marks),
+            game_digest=end.game_digest,
+            log_digest=self.verified.log_digest,
+            verified=f"{self.verified.records} records, {self.verified.hands} hands, every"
+            " one re-simulated from the seed; the chain is intact",
+        )
+
+    def _move(self, record: MoveRecord, ms: float | None) -> None:
+        action = record.action
+        hand = self.match.hand
+        if isinstance(action, Play) and len(self.trick) == 4:
+            self.trick = []  # the complete trick stays on the table until the next lead
+        events = self.match.apply(record.seat, action)
+        text = f"{record.seat} {action}" + (" (played by the referee)" if record.forced else "")
+        taken: str | None = None
+        winner: Seat | None = None
+        result: str | None = None
+        kind: Literal["bid", "trump", "play"] = "bid"
+        if isinstance(action, Play):
+            kind = "play"
+            self.trick.append((record.seat, code(action.tile)))
+        elif isinstance(action, DeclareTrump):
+            kind = "trump"
+        else:
+            self.bids.append((record.seat, str(action)))
+        started: HandStarted | None = None
+        for event in events:  # Acted and MatchEnded say nothing the step does not
+            if isinstance(event, TrickTaken):
+                winner = event.winner
+                taken = (
+                    f"trick {event.trick} to {event.winner} ({side_name(event.side)}),"
+                    f" {event.points} point{'s' if event.points != 1 else ''}"
+                )
+                pile = hand.piles[-1]
+                self.piles.setdefault(hand.hand_number, []).append(
+                    Pile(event.trick, event.side, event.points, [code(t) for t in pile.tiles])
+                )
+            elif isinstance(event, HandEnded):
+                result = result_text(event.result)
+            elif isinstance(event, HandStarted):
+                started = event
+        self._step(
+            kind, text, hand=hand, seat=record.seat, taken=taken, winner=winner,
+            result=result, forced=record.forced, ms=ms,
+        )  # fmt: skip
+        if started is not None:
+            self.trick, self.bids = [], []
+            self._step("deal", f"hand {started.hand_number} dealt by {started.dealer}")
+
+    def _step(
+        self,
+        kind: Literal["deal", "bid", "trump", "play", "end"],
+        text: str,
+        *,
+        hand: Hand | None = None,
+        seat: Seat | None = None,
+        taken: str | None = None,
+        winner: Seat | None = None,
+        result: str | None = None,
+        forced: bool = False,
+        ms: float | None = None,
+    ) -> None:
+        shown = hand if hand is not None else self.match.hand
+        contract = shown.contract
+        notes, self.notes = self.notes, []
+        public = shown.view("A")
+        self.steps.append(
+            Step(
+                hand=shown.hand_number,
+                kind=kind,
+                text=text,
+                dealer=shown.dealer,
+                marks=dict(self.match.marks),
+                points=dict(shown.points),
+                bids=list(self.bids),
+                hands={p: _hands(p, shown) for p in self.perspectives},
+                sizes=dict(public.hand_sizes),
+                piles=[pile.trick for pile in public.piles],
+                captured=len(shown.piles),
+                notes={p: [_seen_note(n, p) for n in notes] for p in self.perspectives}
+                if notes
+                else {},
+                seat=seat,
+                contract=str(contract) if contract is not None else None,
+                declarer=contract.declarer if contract is not None else None,
+                trick=list(self.trick),
+                taken=taken,
+                winner=winner,
+                result=result,
+                forced=forced,
+                ms=ms,
+            )
+        )
+
+
+def _hands(perspective: Perspective, hand: Hand) -> dict[Seat, list[int]]:
+    """The tiles in hand ``perspective`` sees: a seat's from its own view."""
+    if perspective == "all":
+        return {seat: [code(t) for t in hand.hands[seat]] for seat in SEATS}
+    if perspective == "public":
+        return {}
+    return {perspective: [code(t) for t in hand.view(perspective).hand]}
+
+
+def _seen_note(note: Note, perspective: Perspective) -> Note:
+    """A note as ``perspective`` may read it: a seat reads its own in full; of another's,
+    only what happened, never what was sent."""
+    if perspective == "all" or note.seat == perspective:
+        return note
+    return Note(note.seat, note.kind, note.text)
+
+
+def _times(values: list[float]) -> SeatTimes:
+    ordered = sorted(values)
+    return SeatTimes(
+        decisions=len(values),
+        mean_ms=sum(values) / len(values),
+        p99_ms=percentile(ordered, 0.99),
+        max_ms=ordered[-1],
+    )

@@ -1,0 +1,277 @@
+"use strict";
+// The match viewer. Every value comes from the JSON the referee wrote into this page; text
+// from bots (names, refused lines) is only ever set as textContent, never parsed as HTML.
+(function () {
+  const started = performance.now();
+  const match = JSON.parse(document.getElementById("match-data").textContent);
+  const steps = match.steps;
+  const SEATS = ["A", "B", "C", "D"];
+  const SIDE = { A: "AC", B: "BD", C: "AC", D: "BD" };
+  const SIDE_NAME = { AC: "A+C", BD: "B+D" };
+  const SVG = "http://www.w3.org/2000/svg";
+  // The pips of each half, on a 3 x 3 grid (0-2 across, 0-2 down).
+  const PIPS = {
+    0: [], 1: [[1, 1]], 2: [[0, 0], [2, 2]], 3: [[0, 0], [1, 1], [2, 2]],
+    4: [[0, 0], [2, 0], [0, 2], [2, 2]], 5: [[0, 0], [2, 0], [1, 1], [0, 2], [2, 2]],
+    6: [[0, 0], [2, 0], [0, 1], [2, 1], [0, 2], [2, 2]],
+  };
+  const state = { step: 0, view: match.perspectives[0], timer: null };
+
+  function el(tag, attrs, text) {
+    const node = document.createElement(tag);
+    for (const [key, value] of Object.entries(attrs || {})) node.setAttribute(key, value);
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+  function svg(tag, attrs) {
+    const node = document.createElementNS(SVG, tag);
+    for (const [key, value] of Object.entries(attrs)) node.setAttribute(key, value);
+    return node;
+  }
+  function tileName(code) { return "[" + Math.floor(code / 10) + "|" + (code % 10) + "]"; }
+
+  // A domino drawn with pips: upright (hands, trick) or lying (piles); code null: its back.
+  function domino(code, lying, size) {
+    const u = size || 24;
+    const w = lying ? 2 * u : u, h = lying ? u : 2 * u;
+    const node = svg("svg", { class: "domino", width: w, height: h, viewBox: `0 0 ${w} ${h}`, role: "img" });
+    if (code === null) {
+      node.setAttribute("aria-label", "a hidden tile");
+      node.setAttribute("data-tile", "hidden");
+      node.appendChild(svg("rect", { class: "back", x: 1, y: 1, width: w - 2, height: h - 2, rx: u / 6 }));
+      return node;
+    }
+    const name = tileName(code);
+    node.setAttribute("aria-label", name);
+    node.setAttribute("data-tile", name);
+    const title = svg("title", {});
+    title.textContent = name;
+    node.appendChild(title);
+    node.appendChild(svg("rect", { class: "face", x: 1, y: 1, width: w - 2, height: h - 2, rx: u / 6 }));
+    node.appendChild(lying ? svg("line", { x1: u, y1: 3, x2: u, y2: u - 3 })
+                           : svg("line", { x1: 3, y1: u, x2: u - 3, y2: u }));
+    [Math.floor(code / 10), code % 10].forEach((pips, half) => {
+      for (const [i, j] of PIPS[pips]) {
+        const x = (lying ? half * u : 0) + u * (0.25 + 0.25 * i);
+        const y = (lying ? 0 : half * u) + u * (0.25 + 0.25 * j);
+        node.appendChild(svg("circle", { cx: x, cy: y, r: u / 11 }));
+      }
+    });
+    return node;
+  }
+
+  // The seat at the bottom: the perspective's own seat, else A; the others clockwise.
+  function places() {
+    const bottom = SEATS.includes(state.view) ? state.view : "A";
+    const i = SEATS.indexOf(bottom);
+    const at = {};
+    ["bottom", "left", "top", "right"].forEach((place, k) => { at[SEATS[(i + k) % 4]] = place; });
+    return at;
+  }
+
+  function nextSeat(step) {
+    // Who acts next: shown as the seat with the highlighted border.
+    const next = steps[state.step + 1];
+    return next && next.hand === step.hand && next.seat ? next.seat : null;
+  }
+
+  function renderSeats(step, at) {
+    const hands = step.hands[state.view] || {};
+    const turn = nextSeat(step);
+    for (const seat of SEATS) {
+      const box = document.querySelector(`.seat[data-place="${at[seat]}"]`);
+      box.replaceChildren();
+      box.dataset.seat = seat;
+      box.classList.toggle("turn", turn === seat);
+      const who = el("div", { class: "who" });
+      who.appendChild(el("span", { class: "name" }, seat + " · " + (match.names[seat] || "(no name)")));
+      who.appendChild(el("span", { class: "chip " + SIDE[seat] }, SIDE_NAME[SIDE[seat]]));
+      if (step.dealer === seat) who.appendChild(el("span", { class: "chip dealer" }, "dealer"));
+      if (step.declarer === seat) who.appendChild(el("span", { class: "chip declarer" }, "declarer"));
+      box.appendChild(who);
+      const tiles = el("div", { class: "tiles", "data-count": String(step.sizes[seat]) });
+      if (hands[seat]) hands[seat].forEach((code) => tiles.appendChild(domino(code, false)));
+      else for (let k = 0; k < step.sizes[seat]; k++) tiles.appendChild(domino(null, false));
+      box.appendChild(tiles);
+    }
+  }
+
+  function renderTrick(step, at) {
+    const trick = document.getElementById("trick");
+    trick.replaceChildren();
+    for (const [seat, code] of step.trick || []) {
+      const played = el("div", { class: "played", "data-place": at[seat], "data-seat": seat });
+      if (step.winner === seat) played.classList.add("won");
+      played.appendChild(domino(code, false, 30));
+      played.appendChild(el("span", {}, seat));
+      trick.appendChild(played);
+    }
+    if (step.taken) trick.appendChild(el("div", { class: "taken" }, step.taken));
+  }
+
+  function renderSide(step) {
+    const score = document.getElementById("score");
+    score.replaceChildren(el("span", {}, ""), el("span", { class: "AC" }, "A+C"), el("span", { class: "BD" }, "B+D"),
+      el("span", {}, "marks"), el("span", { "data-marks": "AC" }, String(step.marks.AC)),
+      el("span", { "data-marks": "BD" }, String(step.marks.BD)),
+      el("span", {}, "hand points"), el("span", {}, String(step.points.AC)), el("span", {}, String(step.points.BD)));
+    document.getElementById("contract").textContent =
+      "Hand " + step.hand + (step.contract ? " · contract: " + step.contract : " · bidding");
+    const bids = document.getElementById("bids");
+    bids.replaceChildren(...step.bids.map(([seat, bid]) => el("li", {}, seat + " " + bid)));
+    const ms = step.ms !== undefined && step.ms !== null ? " · " + step.ms + " ms" : "";
+    document.getElementById("caption").textContent = step.text + ms;
+    document.getElementById("result").textContent = step.result || "";
+    const notes = document.getElementById("notes");
+    notes.replaceChildren();
+    for (const note of (step.notes && step.notes[state.view]) || []) {
+      const item = el("li", { "data-kind": note.kind });
+      item.appendChild(el("strong", {}, note.seat + ": " + note.text));
+      if (note.detail) item.appendChild(el("div", {}, note.detail));
+      if (note.raw !== undefined && note.raw !== null) {
+        item.appendChild(el("div", {}, "sent:"));
+        item.appendChild(el("pre", { class: "raw" }, note.raw));
+      }
+      notes.appendChild(item);
+    }
+    const piles = document.getElementById("piles");
+    piles.replaceChildren();
+    const all = match.piles[step.hand] || [];
+    const shown = state.view === "all" ? all.slice(0, step.captured).map((p) => p.trick) : step.piles;
+    if (shown.length) piles.appendChild(el("h3", {}, "Captured piles face up"));
+    for (const pile of all) {
+      if (!shown.includes(pile.trick)) continue;
+      const row = el("div", { class: "pile", "data-trick": String(pile.trick) });
+      row.appendChild(el("span", { class: "label" },
+        "trick " + pile.trick + " · " + SIDE_NAME[pile.side] + " · " + pile.points + " pt"));
+      pile.tiles.forEach((code) => row.appendChild(domino(code, true, 16)));
+      piles.appendChild(row);
+    }
+  }
+
+  function renderPosition(step) {
+    document.getElementById("slider").value = String(state.step);
+    const tricks = (match.piles[step.hand] || []).filter((p, k) => k < step.captured).length;
+    document.getElementById("position").textContent =
+      "step " + (state.step + 1) + " of " + steps.length + " · hand " + step.hand + " · trick " +
+      Math.min(tricks + (step.trick && step.trick.length && step.trick.length < 4 ? 1 : 0), 7);
+    document.querySelectorAll("#hands li").forEach((li) => li.classList.toggle("current", li.dataset.hand === String(step.hand)));
+    document.querySelectorAll("#perspectives button").forEach((b) => b.setAttribute("aria-pressed", String(b.dataset.view === state.view)));
+    const hash = "#step=" + state.step + "&view=" + state.view;
+    if (location.hash !== hash) history.replaceState(null, "", hash);
+  }
+
+  function render() {
+    const step = steps[state.step];
+    const at = places();
+    renderSeats(step, at);
+    renderTrick(step, at);
+    renderSide(step);
+    renderPosition(step);
+    document.body.dataset.step = String(state.step);
+    document.body.dataset.view = state.view;
+  }
+
+  function go(index) {
+    state.step = Math.max(0, Math.min(steps.length - 1, index));
+    render();
+  }
+  const completes = (s) => s.kind === "play" && s.trick && s.trick.length === 4;
+  function find(from, direction, test) {
+    for (let i = from; i >= 0 && i < steps.length; i += direction) if (test(steps[i], i)) return i;
+    return direction > 0 ? steps.length - 1 : 0;
+  }
+  const moves = {
+    next: () => go(state.step + 1),
+    prev: () => go(state.step - 1),
+    nextTrick: () => go(find(state.step + 1, 1, completes)),
+    prevTrick: () => go(find(state.step - 1, -1, completes)),
+    nextHand: () => go(find(state.step + 1, 1, (s) => s.kind === "deal" || s.kind === "end")),
+    prevHand: () => go(find(state.step - 1, -1, (s) => s.kind === "deal")),
+  };
+
+  function autoplay(on) {
+    if (state.timer) { clearInterval(state.timer); state.timer = null; }
+    const button = document.getElementById("play");
+    if (on) {
+      const every = 700 * Number(document.getElementById("speed").value);
+      state.timer = setInterval(() => {
+        if (state.step >= steps.length - 1) autoplay(false); else moves.next();
+      }, every);
+    }
+    button.textContent = on ? "⏸ pause" : "▶ play";
+    button.setAttribute("aria-pressed", String(on));
+  }
+
+  function fromHash() {
+    const params = new URLSearchParams(location.hash.slice(1));
+    const view = params.get("view");
+    if (view && match.perspectives.includes(view)) state.view = view;
+    const step = Number(params.get("step"));
+    if (Number.isInteger(step)) state.step = Math.max(0, Math.min(steps.length - 1, step));
+  }
+
+  function setup() {
+    const verdict = "verified";
+    document.getElementById("title").textContent =
+      "Texas 42 — seed " + match.seed + " · " + match.end + " · " + verdict;
+    const nav = document.getElementById("perspectives");
+    const label = { all: "everything", public: "public" };
+    for (const view of match.perspectives) {
+      const button = el("button", { "data-view": view, "aria-pressed": "false" },
+        label[view] || "seat " + view + "'s view");
+      button.addEventListener("click", () => { state.view = view; render(); });
+      nav.appendChild(button);
+    }
+    const slider = document.getElementById("slider");
+    slider.max = String(steps.length - 1);
+    slider.addEventListener("input", () => go(Number(slider.value)));
+    const bind = { "prev-hand": moves.prevHand, "prev-trick": moves.prevTrick, prev: moves.prev,
+      next: moves.next, "next-trick": moves.nextTrick, "next-hand": moves.nextHand };
+    for (const [id, move] of Object.entries(bind)) document.getElementById(id).addEventListener("click", move);
+    document.getElementById("play").addEventListener("click", () => autoplay(!state.timer));
+    document.getElementById("speed").addEventListener("change", () => { if (state.timer) autoplay(true); });
+    document.addEventListener("keydown", (event) => {
+      if (event.target instanceof HTMLSelectElement || event.altKey || event.ctrlKey || event.metaKey) return;
+      const keys = { ArrowRight: moves.next, ArrowLeft: moves.prev, ArrowDown: moves.nextTrick,
+        ArrowUp: moves.prevTrick, PageDown: moves.nextHand, PageUp: moves.prevHand,
+        Home: () => go(0), End: () => go(steps.length - 1), " ": () => autoplay(!state.timer) };
+      const key = keys[event.key];
+      if (key) { event.preventDefault(); key(); }
+    });
+    window.addEventListener("hashchange", () => { fromHash(); render(); });
+    const hands = document.getElementById("hands");
+    steps.forEach((step, i) => {
+      if (!step.result) return;
+      const item = el("li", { "data-hand": String(step.hand), value: String(step.hand) });
+      const link = el("a", { href: "#step=" + i }, "hand " + step.hand + ": " + step.result);
+      link.addEventListener("click", (event) => { event.preventDefault(); go(i); });
+      item.appendChild(link);
+      hands.appendChild(item);
+    });
+    const times = document.querySelector("#times tbody");
+    for (const seat of SEATS) {
+      const t = match.times[seat];
+      const row = el("tr", { "data-seat": seat });
+      [seat, match.names[seat] || "", t ? String(t.decisions) : "0", t ? t.mean_ms.toFixed(1) : "—",
+        t ? t.p99_ms.toFixed(1) : "—", t ? t.max_ms.toFixed(1) : "—"].forEach((v) => row.appendChild(el("td", {}, v)));
+      times.appendChild(row);
+    }
+    const facts = document.getElementById("facts");
+    const add = (key, value) => { facts.appendChild(el("dt", {}, key)); facts.appendChild(el("dd", {}, value)); };
+    add("result", match.end + " · A+C " + match.marks.AC + ", B+D " + match.marks.BD);
+    add("seed", String(match.seed));
+    for (const seat of SEATS) add("seat " + seat, (match.names[seat] || "(no name)") + " — " + match.commands[seat]);
+    add("game digest", match.game_digest);
+    add("log digest", match.log_digest);
+    add("verified", match.verified);
+  }
+
+  setup();
+  fromHash();
+  render();
+  // From the start of navigation (reading and parsing the file included), and our script's share.
+  document.body.dataset.firstRenderMs = performance.now().toFixed(1);
+  document.body.dataset.scriptMs = (performance.now() - started).toFixed(1);
+  document.body.dataset.ready = "true";
+})();

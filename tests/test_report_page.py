@@ -1,0 +1,134 @@
+"""The tournament report (``referee tournament --report``, ``referee report RESULTS``): one
+page with the standings the text commands print, the head to head, the win rates drawn with
+their intervals, the rating over the tournament, the SPRT against its bounds, and a viewer
+page for each match — and nothing in it read as markup."""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import msgspec
+import pytest
+from typer.testing import CliRunner
+
+from referee.cli import app
+from referee.pages.report_page import match_pages, report_page
+from referee.tournament.results import read_results
+from referee.tournament.standings import Sprt, pair_scores, rating_history, standings
+
+ROOT = Path(__file__).resolve().parent.parent
+INSTANT = shlex.join([sys.executable, str(ROOT / "referee" / "bench" / "instant_bot.py")])
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A real tournament of three entrants, two deal seeds, with --report."""
+    folder = tmp_path_factory.mktemp("report")
+    results = folder / "results.jsonl"
+    done = subprocess.run(
+        [sys.executable, "-m", "referee", "tournament", "--bot", f"a={INSTANT}",
+         "--bot", f"b={INSTANT}", "--bot", f"c={INSTANT}", "--seeds", "2", "--seed", "3",
+         "--jobs", "2", "--results", str(results), "--report"],
+        capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert f"report: {folder / 'report.html'}" in done.stderr
+    return results
+
+
+def test_the_report_holds_the_standings_and_a_page_for_every_match(played: Path) -> None:
+    _, results = read_results(played)
+    page = (played.parent / "report.html").read_text()
+    table = standings(["a", "b", "c"], results)
+    for row in table.standings:  # the same figures as the text commands
+        line = re.search(rf'<tr data-name="{row.name}">(.*?)</tr>', page, re.S)
+        assert line is not None
+        assert f"<td>{row.wins}</td>" in line.group(1)
+        assert f"{100 * row.win_rate:.1f}%" in line.group(1)
+    assert page.count("<svg") == 2  # the intervals and the rating; no SPRT was asked for
+    links = re.findall(r'<a href="([^"]+)">watch</a>', page)
+    assert len(links) == len(results) == 12
+    for link in links:
+        viewer = (played.parent / link).read_text()
+        assert viewer.startswith("<!doctype html>") and 'id="match-data"' in viewer
+    grid = re.findall(r'<td data-row="a" data-column="b"[^>]*>([^<]*)</td>', page)
+    score = table.head_to_head["a"]["b"]
+    assert grid == [f"{score:g}/4 ({100 * score / 4:.0f}%)"]
+
+
+def test_report_command_draws_the_sprt_and_says_where_it_wrote(
+    played: Path, tmp_path: Path
+) -> None:
+    header, results = read_results(played)
+    two = played.parent / "two.jsonl"
+    keep = [r for r in results if {r.first, r.second} == {"a", "b"}]
+    settings = msgspec.structs.replace(
+        header.settings, entrants=[e for e in header.settings.entrants if e.name != "c"]
+    )
+    two_header = msgspec.structs.replace(header, settings=settings)
+    two.write_bytes(b"".join(msgspec.json.encode(x) + b"\n" for x in [two_header, *keep]))
+    out = tmp_path / "r.html"
+    result = CliRunner().invoke(app, ["report", str(two), str(out), "--sprt", "0,100", "--json"])
+    assert result.exit_code == 0, result.output
+    said = json.loads(result.output.strip().splitlines()[-1])
+    assert said == {"report": str(out), "matches": len(keep), "without_page": []}
+    page = out.read_text()
+    llr = Sprt(0, 100).llr(pair_scores(keep, "a"))
+    assert f"<strong>{llr:.2f}</strong>" in page
+    assert page.count("<svg") == 3 and 'class="bound"' in page
+    # Links are relative to where the report is, and reach the pages beside the logs.
+    for link in re.findall(r'<a href="([^"]+)">watch</a>', page):
+        assert (out.parent / link).is_file()
+
+
+def test_a_crafted_results_file_cannot_inject_markup(played: Path, tmp_path: Path) -> None:
+    header, results = read_results(played)
+    hostile = '<img src=x onerror="alert(1)">'
+    entrants = [msgspec.structs.replace(e, name=hostile if e.name == "a" else e.name)
+                for e in header.settings.entrants]  # fmt: skip
+    settings = msgspec.structs.replace(header.settings, entrants=entrants)
+    renamed = [
+        msgspec.structs.replace(
+            r,
+            first=hostile if r.first == "a" else r.first,
+            second=hostile if r.second == "a" else r.second,
+            winner=hostile if r.winner == "a" else r.winner,
+            log=str(tmp_path / "missing.jsonl") if r.number == 1 else r.log,
+        )
+        for r in results
+    ]
+    rows = match_pages(renamed, tmp_path)
+    page = report_page(msgspec.structs.replace(header, settings=settings), renamed, rows)
+    assert "<img" not in page
+    assert "&lt;img src=x onerror=&#34;alert(1)&#34;&gt;" in page
+    missing = [row for row in rows if row.page is None]
+    assert len(missing) == 1 and "cannot be read" in (missing[0].why_no_page or "")
+    assert "cannot be read" in page
+
+
+def test_report_usage_mistakes_exit_2_in_one_line(played: Path, tmp_path: Path) -> None:
+    runner = CliRunner()
+    not_results = tmp_path / "x.jsonl"
+    not_results.write_text("{}\n")
+    for arguments in (
+        ["report", str(not_results)],
+        ["report", str(played), str(tmp_path / "r.html"), "--sprt", "0,100"],  # three entrants
+        ["report", str(played), "--sprt", "10,0"],
+    ):
+        result = runner.invoke(app, arguments)
+        assert result.exit_code == 2, result.output
+        assert len(result.output.strip().splitlines()) == 1, result.output
+
+
+def test_rating_history_ends_where_the_standings_do(played: Path) -> None:
+    _, results = read_results(played)
+    names = ["a", "b", "c"]
+    history = rating_history(names, results)
+    assert len(history) == len(results)
+    final = {row.name: row.rating for row in standings(names, results).standings}
+    assert history[-1] == pytest.approx(final)

@@ -1,0 +1,172 @@
+"""The viewer page as a file (``referee replay LOG --html``): one self-contained HTML file, its
+data safe inside its script element whatever the bots sent, refused when the log does not
+verify, and for one seat holding nothing but that seat's view."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+import trio
+from typer.testing import CliRunner
+from viewer_logs import HOSTILE_LINE, HOSTILE_NAME, hostile_match, log_of
+
+from referee.cli import app
+from referee.errors import VerificationError
+from referee.log import parse_log
+from referee.pages.match_page import match_page
+from referee.pages.page import embedded_json
+from referee.pages.steps import code
+from referee.records import DealRecord, LogRecord, MoveRecord
+from referee.rules import Play
+
+DATA = re.compile(r'<script type="application/json" id="match-data">(.*?)</script>', re.S)
+
+
+def data_of(page: str) -> dict:  # type: ignore[type-arg]
+    found = DATA.findall(page)
+    assert len(found) == 1, "exactly one data element, ended by our own </script>"
+    return json.loads(found[0])
+
+
+def test_embedded_json_cannot_end_its_script_element() -> None:
+    value = {"name": "</script><script>x()</script> & <!-- \u2028"}
+    text = str(embedded_json(value))
+    assert "<" not in text and ">" not in text and "&" not in text and "\u2028" not in text
+    assert json.loads(text) == value
+
+
+async def test_hostile_names_and_lines_stay_data(autojump_clock: trio.abc.Clock) -> None:
+    run = await hostile_match()
+    page = match_page(log_of(run))
+    # The only script elements are our two; nothing the bot sent opens or closes one.
+    assert page.count("<script") == 2 and page.count("</script>") == 2
+    assert "<img" not in page and "<b>" not in page
+    assert HOSTILE_NAME not in page
+    data = data_of(page)
+    assert data["names"]["B"] == HOSTILE_NAME  # the name arrives intact, as data
+    raws = [n.get("raw") for s in data["steps"] for n in s.get("notes", {}).get("all", [])]
+    assert HOSTILE_LINE.decode().rstrip("\n") in raws
+    # The title, written by the template, is escaped.
+    title = re.search(r"<title>(.*?)</title>", page, re.S)
+    assert title is not None and "<" not in title.group(1)
+
+
+async def test_a_seats_page_holds_no_other_seats_dealt_tile_until_played(
+    autojump_clock: trio.abc.Clock,
+) -> None:
+    run = await hostile_match()
+    log = log_of(run)
+    deals = {r.hand: r.hands for r in run.records if isinstance(r, DealRecord)}
+    for seat in ("A", "B", "C", "D"):
+        data = data_of(match_page(log, [seat]))
+        assert data["perspectives"] == [seat]
+        for step in data["steps"]:
+            assert set(step["hands"]) == {seat}
+            others = {
+                code(t) for s, tiles in deals[step["hand"]].items() if s != seat for t in tiles
+            }
+            shown = set(step["hands"][seat][seat]) | {c for _, c in step.get("trick", [])}
+            played = {c for _, c in step.get("trick", [])}
+            assert not (shown - played) & others
+            for note in step.get("notes", {}).get(seat, []):
+                assert note["seat"] == seat or ("raw" not in note and "detail" not in note)
+
+
+async def test_a_seats_page_never_names_a_tile_another_seat_never_played(
+    autojump_clock: trio.abc.Clock,
+) -> None:
+    run = await hostile_match()
+    played = {
+        (hand, str(move.action.tile))
+        for hand, move in _moves_by_hand(run.records)
+        if isinstance(move.action, Play)
+    }
+    deals = {r.hand: r.hands for r in run.records if isinstance(r, DealRecord)}
+    for seat in ("A", "B", "C", "D", "public"):
+        page = match_page(log_of(run), [seat])  # type: ignore[list-item]
+        data = data_of(page)
+        for hand, dealt in deals.items():
+            kept = {
+                t for s, tiles in dealt.items() if s != seat for t in tiles
+                if (hand, str(t)) not in played
+            }  # fmt: skip
+            codes = {code(t) for t in kept}
+            for step in (s for s in data["steps"] if s["hand"] == hand):
+                seen = {c for tiles in step["hands"][seat].values() for c in tiles}
+                assert not seen & codes and not {c for _, c in step.get("trick", [])} & codes
+            for pile in data["piles"].get(str(hand), []):
+                assert not set(pile["tiles"]) & codes
+
+
+def _moves_by_hand(records: list[LogRecord]) -> list[tuple[int, MoveRecord]]:
+    hand, out = 0, []
+    for record in records:
+        if isinstance(record, DealRecord):
+            hand = record.hand
+        elif isinstance(record, MoveRecord):
+            out.append((hand, record))
+    return out
+
+
+async def test_a_log_that_does_not_verify_gets_no_page(
+    autojump_clock: trio.abc.Clock, tmp_path: Path
+) -> None:
+    run = await hostile_match()
+    lines = run.log.split(b"\n")
+    edited = b"\n".join([*lines[:4], lines[4].replace(b'"fake-D"', b'"fake-X"'), *lines[5:]])
+    assert edited != run.log
+    with pytest.raises(VerificationError):
+        match_page(parse_log(edited))
+    path = tmp_path / "edited.jsonl"
+    path.write_bytes(edited)
+    result = CliRunner().invoke(app, ["replay", str(path), "--html"])
+    assert result.exit_code == 1
+    assert "no page was written" in result.output
+    assert not (tmp_path / "edited.html").exists()
+
+
+async def test_the_command_writes_beside_the_log_or_where_told(
+    autojump_clock: trio.abc.Clock, tmp_path: Path
+) -> None:
+    run = await hostile_match()
+    path = tmp_path / "m.jsonl"
+    path.write_bytes(run.log)
+    runner = CliRunner()
+    for arguments, written in (
+        (["--html"], tmp_path / "m.html"),
+        (["--html", "--seat", "C"], tmp_path / "m.C.html"),
+        (["--html", "--public"], tmp_path / "m.public.html"),
+        (["--html", str(tmp_path / "out.html")], tmp_path / "out.html"),
+    ):
+        result = runner.invoke(app, ["replay", str(path), *arguments])
+        assert result.exit_code == 0, result.output
+        assert str(written) in result.output
+        text = written.read_text()
+        assert text.startswith("<!doctype html>")
+        assert "http://" not in text.replace("http://www.w3.org/2000/svg", "")
+        assert "https://" not in text
+    assert data_of((tmp_path / "m.C.html").read_text())["perspectives"] == ["C"]
+    assert data_of((tmp_path / "m.public.html").read_text())["perspectives"] == ["public"]
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        ["--html", "--verify"],
+        ["--html", "--json"],
+        ["--seat", "A", "--public", "--html"],
+        ["x.html"],
+    ],
+)
+async def test_usage_mistakes_exit_2_with_one_line(
+    arguments: list[str], tmp_path: Path, autojump_clock: trio.abc.Clock
+) -> None:
+    path = tmp_path / "m.jsonl"
+    path.write_bytes((await hostile_match()).log)
+    result = CliRunner().invoke(app, ["replay", str(path), *arguments])
+    assert result.exit_code == 2
+    assert len(result.output.strip().splitlines()) == 1
+    assert not list(tmp_path.glob("*.html"))

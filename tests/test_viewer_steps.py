@@ -1,0 +1,104 @@
+"""The viewer's steps (``referee.pages.steps``) against the log they come from: every move a
+step, hands and tricks as dealt and played, marks as scored, and each perspective seeing no
+more than its views allow — a seat never another seat's unplayed tile, nor what another seat
+sent."""
+
+from __future__ import annotations
+
+import trio
+from viewer_logs import HOSTILE_LINE, HOSTILE_NAME, hostile_match, log_of, random_match
+
+from referee.pages.steps import MatchSteps, build, code
+from referee.records import DealRecord, HandEndRecord, MoveRecord, RejectedRecord, TrickRecord
+from referee.rules import Play
+from referee.rules.tiles import SEATS
+from referee.verify import verify
+
+
+def steps_of(run, perspectives=("all", "public", "A", "B", "C", "D")) -> MatchSteps:  # type: ignore[no-untyped-def]
+    log = log_of(run)
+    return build(log, verify(log), perspectives)
+
+
+async def test_every_move_is_a_step_with_the_hands_and_tricks_of_the_log(
+    autojump_clock: trio.abc.Clock,
+) -> None:
+    for seed in (1, 2, 3):
+        run = await random_match(seed)
+        steps = steps_of(run).steps
+        records = run.records
+        moves = [r for r in records if isinstance(r, MoveRecord)]
+        deals = [r for r in records if isinstance(r, DealRecord)]
+        played = [s for s in steps if s.kind in ("bid", "trump", "play")]
+        assert len(played) == len(moves)
+        assert [s.kind for s in steps].count("deal") == len(deals)
+        assert steps[-1].kind == "end" and steps[0].kind == "deal"
+        # Each step's open hands are the deal less every tile played so far in that hand.
+        deal_of = {d.hand: d.hands for d in deals}
+        gone: dict[int, set[int]] = {}
+        for step, move in zip(played, moves, strict=True):
+            assert step.seat == move.seat and step.forced == move.forced
+            if isinstance(move.action, Play):
+                gone.setdefault(step.hand, set()).add(code(move.action.tile))
+            for seat in SEATS:
+                dealt = [code(t) for t in deal_of[step.hand][seat]]
+                left = [c for c in dealt if c not in gone.get(step.hand, set())]
+                assert sorted(step.hands["all"][seat]) == sorted(left)
+                assert step.sizes[seat] == len(left)
+        # Every trick the log scores is shown complete, with its winner, on the step after
+        # its fourth tile.
+        tricks = [r for r in records if isinstance(r, TrickRecord)]
+        taken = [s for s in steps if s.taken]
+        assert [(s.hand, s.winner) for s in taken] == [(t.hand, t.winner) for t in tricks]
+        assert all(len(s.trick) == 4 and f"{t.points} point" in (s.taken or "")
+                   for s, t in zip(taken, tricks, strict=True))  # fmt: skip
+        # The marks after each hand are the log's.
+        ends = [r for r in records if isinstance(r, HandEndRecord)]
+        results = [s for s in steps if s.result]
+        assert [s.marks for s in results] == [e.marks for e in ends]
+
+
+async def test_a_seat_sees_its_own_hand_and_never_another_seats_unplayed_tile(
+    autojump_clock: trio.abc.Clock,
+) -> None:
+    run = await hostile_match()
+    everything = steps_of(run)
+    for seat in SEATS:
+        only = steps_of(run, [seat])
+        assert only.perspectives == [seat]
+        for full, mine in zip(everything.steps, only.steps, strict=True):
+            assert set(mine.hands) == {seat} and set(mine.hands[seat]) == {seat}  # type: ignore[index]
+            assert mine.hands[seat][seat] == full.hands["all"][seat]  # type: ignore[index]
+            assert full.hands["public"] == {}
+            # No tile in the seat's step (what its page holds) is one another seat still has.
+            hidden = {c for other in SEATS if other != seat for c in full.hands["all"][other]}
+            shown = set(mine.hands[seat][seat]) | {c for _, c in mine.trick}  # type: ignore[index]
+            assert not shown & hidden
+        tiles_in_piles = {c for piles in only.piles.values() for pile in piles for c in pile.tiles}
+        played = {
+            code(r.action.tile)
+            for r in run.records
+            if isinstance(r, MoveRecord) and isinstance(r.action, Play)
+        }
+        assert tiles_in_piles <= played
+
+
+async def test_refused_lines_are_kept_for_the_author_and_everything_only(
+    autojump_clock: trio.abc.Clock,
+) -> None:
+    run = await hostile_match()
+    refused = [r for r in run.records if isinstance(r, RejectedRecord)]
+    assert {r.reason for r in refused} >= {"invalid_json", "illegal_action"}
+    steps = steps_of(run)
+    noted = [s for s in steps.steps if s.notes]
+    assert sum(len(s.notes["all"]) for s in noted) == len(refused)
+    raws = [n.raw for s in noted for n in s.notes["all"]]
+    assert HOSTILE_LINE.decode().rstrip("\n") in raws
+    for step in noted:
+        for note in step.notes["B"]:
+            assert note.raw is not None  # the author reads what it sent
+        for seat in ("A", "C", "D", "public"):
+            for note in step.notes[seat]:  # type: ignore[index]
+                assert note.raw is None and note.detail is None  # others: only that it happened
+                assert note.seat == "B"
+    assert steps.names["B"] == HOSTILE_NAME
