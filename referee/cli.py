@@ -561,6 +561,7 @@ def replay_command(
 
 def _write_page(replay_log: LogFile, out: Path | None, only: str | None) -> None:
     from referee.pages.match_page import match_page
+    from referee.pages.page import PageError, write_page
     from referee.pages.steps import PERSPECTIVES
 
     path = replay_log.path
@@ -569,7 +570,9 @@ def _write_page(replay_log: LogFile, out: Path | None, only: str | None) -> None
     chosen = [p for p in PERSPECTIVES if only is None or p == only]
     text = match_page(replay_log, chosen)
     try:
-        out.write_text(text, encoding="utf-8")
+        write_page(out, text, source=path)
+    except PageError as exc:
+        raise _fail(str(exc)) from None
     except OSError as exc:
         raise _fail(f"cannot write {out}: {exc.strerror}; choose another OUT.html") from None
     typer.echo(f"verified; wrote {out} ({len(text.encode()) / 1024:.0f} KiB): open it in a browser")

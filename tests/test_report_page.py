@@ -102,7 +102,7 @@ def test_a_crafted_results_file_cannot_inject_markup(played: Path, tmp_path: Pat
         )
         for r in results
     ]
-    rows = match_pages(renamed, tmp_path)
+    rows = match_pages(renamed, played, tmp_path)
     page = report_page(msgspec.structs.replace(header, settings=settings), renamed, rows)
     assert "<img" not in page
     assert "&lt;img src=x onerror=&#34;alert(1)&#34;&gt;" in page
@@ -132,3 +132,67 @@ def test_rating_history_ends_where_the_standings_do(played: Path) -> None:
     assert len(history) == len(results)
     final = {row.name: row.rating for row in standings(names, results).standings}
     assert history[-1] == pytest.approx(final)
+
+
+def test_report_true_in_a_tournament_file_writes_the_report(tmp_path: Path) -> None:
+    config = tmp_path / "t.toml"
+    config.write_text(
+        f"seeds = 1\nseed = 1\nreport = true\nresults = {json.dumps(str(tmp_path / 'r.jsonl'))}\n"
+        f"[[bot]]\nname = 'a'\ncommand = {json.dumps(INSTANT)}\n"
+        f"[[bot]]\nname = 'b'\ncommand = {json.dumps(INSTANT)}\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "referee", "tournament", str(config)],
+        capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "report.html").read_text().count("watch</a>") == 2
+
+
+def test_links_are_urls_and_logs_are_found_beside_a_moved_results_file(
+    played: Path, tmp_path: Path
+) -> None:
+    """A tournament moved into a folder whose name needs escaping in a URL, its results'
+    recorded log paths no longer right: the pages are still found, by digest, and linked."""
+    import shutil
+
+    moved = tmp_path / "logs #1 100%"
+    shutil.copytree(played.parent, moved)
+    results = moved / "results.jsonl"
+    header, matches = read_results(results)
+    relative = [msgspec.structs.replace(m, log=f"gone/logs/{Path(m.log).name}") for m in matches]
+    results.write_bytes(b"".join(msgspec.json.encode(x) + b"\n" for x in [header, *relative]))
+    out = tmp_path / "report.html"
+    result = CliRunner().invoke(app, ["report", str(results), str(out)])
+    assert result.exit_code == 0, result.output
+    links = re.findall(r'<a href="([^"]+)">watch</a>', out.read_text())
+    assert len(links) == 12
+    from urllib.parse import unquote
+
+    for link in links:  # relative to the report, through the folder's name escaped
+        assert link.startswith("./logs%20%231%20100%25/logs/"), link
+        assert (tmp_path / unquote(link)).is_file()
+
+
+def test_a_log_of_another_match_in_its_place_gets_no_page(played: Path, tmp_path: Path) -> None:
+    _, results = read_results(played)
+    first, second = results[0], results[1]
+    swapped = msgspec.structs.replace(first, log=second.log)  # the log is there, but not its own
+    rows = match_pages([swapped], played, tmp_path)
+    assert rows[0].page is None and "another match's log" in (rows[0].why_no_page or "")
+    nowhere = msgspec.structs.replace(first, log="")
+    rows = match_pages([nowhere], played, tmp_path)
+    assert rows[0].page is None and "no log path" in (rows[0].why_no_page or "")
+
+
+def test_a_results_file_naming_strangers_is_refused(played: Path, tmp_path: Path) -> None:
+    header, results = read_results(played)
+    crafted = tmp_path / "crafted.jsonl"
+    stranger = msgspec.structs.replace(results[0], winner="mallory")
+    crafted.write_bytes(
+        b"".join(msgspec.json.encode(x) + b"\n" for x in [header, stranger, *results[1:]])
+    )
+    result = CliRunner().invoke(app, ["report", str(crafted)])
+    assert result.exit_code == 2
+    assert "names entrants this tournament does not have" in result.output
+    assert len(result.output.strip().splitlines()) == 1

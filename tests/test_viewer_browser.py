@@ -200,7 +200,15 @@ async def test_hostile_names_and_refused_lines_render_as_text(
     assert "pwned" not in found["title"]
     assert found["images"] == 0 and found["bold"] == 0
     assert HOSTILE_LINE.decode().rstrip("\n") in found["raws"]
-    assert f"B · {HOSTILE_NAME}" in found["names"]
+    assert HOSTILE_NAME in found["names"]
+    # The list of every refused answer links each to its step.
+    noted_steps = [
+        i for i, s in enumerate(data["steps"]) for _ in s.get("notes", {}).get("all", [])
+    ]
+    links = browser.execute_script(
+        "return [...document.querySelectorAll('#all-notes a')].map((a) => a.getAttribute('href'))"
+    )
+    assert links == [f"#step={i}&view=all" for i in noted_steps]
 
 
 async def test_the_address_keeps_the_position_and_autoplay_moves_on(
@@ -262,3 +270,36 @@ async def test_screenshots_at_phone_and_desktop_widths_are_not_blank(
         assert browser.execute_script("return window.innerWidth") == width
     finally:
         browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+def test_the_report_opens_and_its_links_open_each_matchs_viewer(
+    browser: Any, tmp_path: Path
+) -> None:
+    import shlex
+    import subprocess
+    import sys
+
+    from selenium.webdriver.common.by import By
+
+    instant = shlex.join(
+        [sys.executable, str(Path(__file__).parent.parent / "referee" / "bench" / "instant_bot.py")]
+    )
+    results = tmp_path / "results.jsonl"
+    done = subprocess.run(
+        [sys.executable, "-m", "referee", "tournament", "--bot", f"a={instant}",
+         "--bot", f"b={instant}", "--seeds", "2", "--seed", "1", "--results", str(results),
+         "--sprt", "0,100", "--report"],
+        capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    browser.get(url(tmp_path / "report.html"))
+    plots = browser.find_elements(By.CSS_SELECTOR, "svg.plot")
+    assert len(plots) == 3 and all(p.size["width"] > 100 for p in plots)
+    rows = browser.find_elements(By.CSS_SELECTOR, "#standings tbody tr")
+    assert sorted(r.get_attribute("data-name") for r in rows) == ["a", "b"]
+    links = browser.find_elements(By.LINK_TEXT, "watch")
+    assert len(links) == 4
+    links[-1].click()
+    wait_ready(browser)
+    assert browser.execute_script("return document.getElementById('match-data') !== null")
+    assert browser.current_url.split("#")[0].endswith("a~b~s1~2.html")

@@ -11,7 +11,14 @@ from pathlib import Path
 import pytest
 import trio
 from typer.testing import CliRunner
-from viewer_logs import HOSTILE_LINE, HOSTILE_NAME, hostile_match, log_of
+from viewer_logs import (
+    HOSTILE_LINE,
+    HOSTILE_NAME,
+    forfeit_match,
+    hostile_match,
+    log_of,
+    never_ready_match,
+)
 
 from referee.cli import app
 from referee.errors import VerificationError
@@ -19,7 +26,7 @@ from referee.log import parse_log
 from referee.pages.match_page import match_page
 from referee.pages.page import embedded_json
 from referee.pages.steps import code
-from referee.records import DealRecord, LogRecord, MoveRecord
+from referee.records import DealRecord, LogRecord, MatchEndRecord, MoveRecord
 from referee.rules import Play
 
 DATA = re.compile(r'<script type="application/json" id="match-data">(.*?)</script>', re.S)
@@ -170,3 +177,53 @@ async def test_usage_mistakes_exit_2_with_one_line(
     assert result.exit_code == 2
     assert len(result.output.strip().splitlines()) == 1
     assert not list(tmp_path.glob("*.html"))
+
+
+async def test_only_the_everything_page_holds_the_seed_and_how_a_forfeit_came(
+    autojump_clock: trio.abc.Clock,
+) -> None:
+    seed = 2**63 + 1234567
+    run = await forfeit_match(seed)
+    end = run.records[-1]
+    assert isinstance(end, MatchEndRecord) and end.forfeit is not None
+    assert "holds" in end.detail  # the detail names tiles B held: for "all" alone
+    log = log_of(run)
+    everything = match_page(log)
+    assert str(seed) in everything and end.detail in data_of(everything)["end"]
+    for only in ("A", "B", "C", "D", "public"):
+        page = match_page(log, [only])  # type: ignore[list-item]
+        assert str(seed) not in page, only  # the seed deals every hand
+        assert data_of(page)["seed"] is None and "holds" not in data_of(page)["end"]
+        if only != "B":  # B reads its own refused answers, which say what it holds
+            assert "holds" not in page, only
+
+
+async def test_a_match_that_ended_before_any_deal_shows_no_hand(
+    autojump_clock: trio.abc.Clock,
+) -> None:
+    run = await never_ready_match()
+    assert not any(isinstance(r, DealRecord) for r in run.records)
+    data = data_of(match_page(log_of(run)))
+    assert [s["kind"] for s in data["steps"]] == ["end"]
+    assert data["steps"][0]["hands"]["all"] == {}
+    assert set(data["steps"][0]["sizes"].values()) == {0}
+
+
+async def test_a_page_never_replaces_its_log_nor_follows_a_link(
+    autojump_clock: trio.abc.Clock, tmp_path: Path
+) -> None:
+    run = await hostile_match()
+    log = tmp_path / "m.jsonl"
+    log.write_bytes(run.log)
+    result = CliRunner().invoke(app, ["replay", str(log), "--html", str(log)])
+    assert result.exit_code == 2 and "the log itself" in result.output
+    assert log.read_bytes() == run.log
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me")
+    (tmp_path / "link.html").symlink_to(victim)
+    result = CliRunner().invoke(app, ["replay", str(log), "--html", str(tmp_path / "link.html")])
+    assert result.exit_code == 0, result.output
+    assert victim.read_text() == "keep me"
+    written = tmp_path / "link.html"
+    assert not written.is_symlink() and written.read_text().startswith("<!doctype html>")
+    assert written.stat().st_mode & 0o777 == 0o600  # it may hold every hand

@@ -79,3 +79,28 @@ async def random_match(seed: int) -> MatchRun:
 
 def log_of(run: MatchRun, path: Path = Path("<log>")) -> LogFile:
     return parse_log(run.log, path)
+
+
+def _always_a_held_tile_it_may_not_play(act: Act) -> Reply:
+    legal = {action for action in act.legal_actions if isinstance(action, Play)}
+    held = next(Play(tile) for tile in act.view.hand if Play(tile) not in legal)
+    return answer(act.id, held)
+
+
+async def forfeit_match(seed: int = 7) -> MatchRun:
+    """Seat B keeps trying a tile it holds but may not play, until it forfeits: the match's
+    end names the tiles B held."""
+    bots = [FakeBot(random_policy(seed * 10 + i)) for i in range(4)]
+    bots[1] = FakeBot(
+        misbehave(
+            _holds_but_may_not, _always_a_held_tile_it_may_not_play, random_policy(seed), None
+        )
+    )
+    return await play_match(dict(zip(SEATS, bots, strict=True)), settings(seed=seed))
+
+
+async def never_ready_match(seed: int = 3) -> MatchRun:
+    """Seat C never answers hello: the match ends before any hand is dealt."""
+    bots = [FakeBot(random_policy(i)) for i in range(4)]
+    bots[2] = FakeBot(hello=lambda hello: None)
+    return await play_match(dict(zip(SEATS, bots, strict=True)), settings(seed=seed))

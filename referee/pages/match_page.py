@@ -15,6 +15,5 @@ def match_page(log: LogFile, perspectives: Iterable[Perspective] = PERSPECTIVES)
     """The page; raises ``VerificationError`` for a log that does not verify (no page is
     drawn from a log whose every record was not re-simulated and found right)."""
     steps = build(log, verify(log), perspectives)
-    return page(
-        "viewer", title=f"Texas 42 — seed {steps.seed}: {steps.end}", data=embedded_json(steps)
-    )
+    seed = f"seed {steps.seed}: " if steps.seed is not None else ""  # only with every hand
+    return page("viewer", title=f"Texas 42 — {seed}{steps.end}", data=embedded_json(steps))

@@ -4,8 +4,14 @@ script. No network, no build step; it opens from disk."""
 
 from __future__ import annotations
 
+import base64
+import contextlib
+import hashlib
+import os
+import tempfile
 from functools import cache
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 import jinja2
@@ -43,8 +49,33 @@ def _environment() -> jinja2.Environment:
 
 def page(name: str, **values: Any) -> str:
     """The page ``name``: ``name.html`` rendered with ``values``, ``name.css`` and
-    ``name.js`` (when there is one) inlined as ``style`` and ``script``."""
+    ``name.js`` (when there is one) inlined as ``style`` and ``script``; ``script_hash`` is
+    the script's for the page's content security policy, so no other script could run."""
     folder = resources.files("referee.pages")
     script = _asset(f"{name}.js") if folder.joinpath(f"{name}.js").is_file() else Markup("")
+    digest = base64.b64encode(hashlib.sha256(str(script).encode()).digest()).decode()
     template = _environment().get_template(f"{name}.html")
-    return template.render(style=_asset(f"{name}.css"), script=script, **values)
+    return template.render(
+        style=_asset(f"{name}.css"), script=script, script_hash=f"sha256-{digest}", **values
+    )
+
+
+class PageError(ValueError):
+    """A page cannot be written there; the message says why and what to do."""
+
+
+def write_page(path: Path, text: str, source: Path | None = None) -> None:
+    """Write a page, readable by its owner alone (it may hold every hand of a match), never
+    over ``source`` (the log it comes from), and whole or not at all: written beside, then
+    moved into place, so a link at ``path`` is replaced, never followed."""
+    if source is not None and path.resolve() == source.resolve():
+        raise PageError(f"{path} is the log itself; choose another OUT.html")
+    fd, temporary = tempfile.mkstemp(prefix=".page-", suffix=".html", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as file:  # mkstemp's file is 0600
+            file.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise

@@ -95,8 +95,9 @@ def lines(
             f'<text class="tick" x="{left - 6}" y="{at(x_min, y).split(",")[1]}"'
             f' text-anchor="end">{_number(y)}</text>'
         )
-    for k in range(5):
-        x = x_min + (x_max - x_min) * k / 4
+    whole = all(float(x).is_integer() for x in xs)  # counts: ticks on whole numbers
+    ticks = [x_min + (x_max - x_min) * k / 4 for k in range(5)]
+    for x in sorted({round(t) for t in ticks}) if whole else ticks:
         parts.append(
             f'<text class="tick" x="{at(x, y_min).split(",")[0]}" y="{top + height + 16}"'
             f' text-anchor="middle">{_number(x)}</text>'

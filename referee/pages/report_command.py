@@ -9,8 +9,9 @@ from pathlib import Path
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
+from referee.pages.page import write_page
 from referee.pages.report_page import MatchRow, match_pages, report_page
-from referee.tournament.results import ResultsError, read_results
+from referee.tournament.results import MatchResult, ResultsError, ResultsHeader, read_results
 from referee.tournament.standings import Sprt
 
 
@@ -30,6 +31,7 @@ def write_report(results: Path, out: Path | None, sprt: Sprt | None, err: Consol
     a page cannot be written.
     """
     header, matches = read_results(results)
+    _check(header, matches, results)
     if sprt is not None and len(header.settings.entrants) != 2:
         raise ResultsError("--sprt compares exactly two entrants; this tournament has more")
     out = out if out is not None else results.with_name("report.html")
@@ -43,6 +45,22 @@ def write_report(results: Path, out: Path | None, sprt: Sprt | None, err: Consol
     )
     with progress:
         task = progress.add_task("pages", total=len(matches))
-        rows = match_pages(matches, out.parent, lambda: progress.advance(task))
-    out.write_text(report_page(header, matches, rows, sprt), encoding="utf-8")
+        rows = match_pages(matches, results, out.parent, lambda: progress.advance(task))
+    write_page(out, report_page(header, matches, rows, sprt), source=results)
     return Written(out, len(matches), [row for row in rows if row.page is None])
+
+
+def _check(header: ResultsHeader, matches: list[MatchResult], path: Path) -> None:
+    """A results file is data like any other: refuse one whose matches name entrants the
+    tournament does not have, or marks of no partnership."""
+    names = {entrant.name for entrant in header.settings.entrants}
+    if len(names) < 2:
+        raise ResultsError(f"{path}: its tournament has fewer than two entrants")
+    for match in matches:
+        named = {match.first, match.second} | ({match.winner} if match.winner else set())
+        if not named <= names or match.first == match.second:
+            raise ResultsError(
+                f"{path}: match {match.match_id!r} names entrants this tournament does not have"
+            )
+        if set(match.marks) != {"AC", "BD"}:
+            raise ResultsError(f"{path}: match {match.match_id!r} has no marks for A+C and B+D")

@@ -10,14 +10,15 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import quote
 
 from referee.errors import LogError, VerificationError
 from referee.log import read_log
 from referee.pages.match_page import match_page
-from referee.pages.page import page
+from referee.pages.page import page, write_page
 from referee.pages.plots import intervals, lines
 from referee.records import split_counts
-from referee.tournament.plan import plan
+from referee.tournament.plan import pairings
 from referee.tournament.results import MatchResult, ResultsHeader
 from referee.tournament.standings import Sprt, pair_scores, rating_history, standings
 
@@ -34,12 +35,14 @@ class MatchRow:
 
 def match_pages(
     results: list[MatchResult],
+    results_file: Path,
     relative_to: Path,
     progress: Callable[[], None] = lambda: None,
 ) -> list[MatchRow]:
     """Write each match's viewer page beside its log (``LOG.html``, as ``replay --html``
-    does), linked relative to ``relative_to``; a log that is missing or does not verify gets
-    no page, and its row says why."""
+    does), linked relative to ``relative_to``. A log that cannot be found, does not verify,
+    or is not the match's (its digest differs from the result's) gets no page, and its row
+    says why."""
     rows = []
     for result in sorted(results, key=lambda r: (r.number, r.match_id)):
         counted, _ = split_counts(result.faults)
@@ -48,19 +51,36 @@ def match_pages(
             for seat, reasons in counted.items()
             if reasons
         )
-        log = Path(result.log)
-        target = log.with_name(log.stem + ".html")
         link, why = None, None
         try:
-            target.write_text(match_page(read_log(log)), encoding="utf-8")
-            link = os.path.relpath(target, relative_to)
-        except (OSError, LogError) as exc:
+            log_path = find_log(result, results_file)
+            log = read_log(log_path)
+            if log.head != result.log_digest:
+                raise LogError(f"{log_path} is another match's log (its digest differs)")
+            target = log_path.with_name(log_path.stem + ".html")
+            write_page(target, match_page(log), source=log_path)
+            link = "./" + quote(Path(os.path.relpath(target, relative_to)).as_posix())
+        except (OSError, LogError, ValueError) as exc:  # PageError is a ValueError
             why = f"the log cannot be read: {exc}"
         except VerificationError as exc:
             why = f"the log does not verify: {exc}"
         rows.append(MatchRow(result, link, why, faults))
         progress()
     return rows
+
+
+def find_log(result: MatchResult, results_file: Path) -> Path:
+    """Where a result's log is: its path as recorded (relative to where the tournament ran),
+    else in the results file's folder or its ``logs/`` (a tournament moved or reported from
+    elsewhere). The caller checks the digest, so a wrong guess is never shown as this match."""
+    recorded = Path(result.log)
+    if not recorded.name:
+        raise ValueError(f"match {result.match_id}: no log path recorded")
+    folder = results_file.parent
+    for candidate in (recorded, folder / recorded.name, folder / "logs" / recorded.name):
+        if candidate.is_file():
+            return candidate
+    raise FileNotFoundError(f"{recorded} is not there, nor beside {results_file}")
 
 
 def report_page(
@@ -70,7 +90,8 @@ def report_page(
     sprt: Sprt | None = None,
 ) -> str:
     """The report's HTML."""
-    names = [entrant.name for entrant in header.settings.entrants]
+    settings = header.settings
+    names = [entrant.name for entrant in settings.entrants]
     table = standings(names, results)
     rate_plot = intervals(
         [(row.name, row.win_rate_low, row.win_rate, row.win_rate_high) for row in table.standings]
@@ -107,7 +128,9 @@ def report_page(
         header=header,
         names=names,
         table=table,
-        planned=len(plan(header.settings, Path("."))),
+        planned=2
+        * header.settings.seeds
+        * len(pairings(header.settings.entrants, header.settings.format)),
         played=len(results),
         rate_plot=rate_plot,
         rating_plot=rating_plot,

@@ -10,7 +10,9 @@ The perspectives are the ones ``referee replay`` prints:
 - ``public``: the same view without its hand, what everyone may see.
 
 Only the perspectives asked for are built, so a page made for one seat holds nothing else:
-no other seat's unplayed tile is in its data at all.
+no other seat's unplayed tile is in its data at all — nor the match seed (every deal follows
+from it), nor the details of how the match ended (a forfeit's names the tiles its seat held),
+which only the ``all`` data carries.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from referee.checkbot.session import percentile
 from referee.log import LogFile
 from referee.records import (
     BotReady,
+    DealRecord,
     FaultRecord,
     IgnoredRecord,
     MatchEndRecord,
@@ -31,7 +34,7 @@ from referee.records import (
     RejectedRecord,
 )
 from referee.render import result_text
-from referee.rules import DeclareTrump, Hand, HandEnded, HandStarted, Match, Play, TrickTaken
+from referee.rules import DeclareTrump, Hand, HandEnded, Match, Play, TrickTaken
 from referee.rules.contract import side_name
 from referee.rules.tiles import SEATS, Partnership, Seat, Tile
 from referee.verify import Verified
@@ -112,7 +115,8 @@ class SeatTimes(msgspec.Struct, frozen=True):
 class MatchSteps(msgspec.Struct, frozen=True):
     """Everything a viewer page shows, for the perspectives it was built for."""
 
-    seed: int
+    #: The match seed: only with ``all`` (it deals every hand).
+    seed: int | None
     names: dict[Seat, str]
     commands: dict[Seat, str]
     perspectives: list[Perspective]
@@ -151,15 +155,21 @@ class _Builder:
         self.notes: list[Note] = []
         self.trick: list[tuple[Seat, int]] = []
         self.bids: list[tuple[Seat, str]] = []
+        #: The hand of the log's last deal record; None before the first (a match can end
+        #: before any hand is dealt, when a bot never starts).
+        self.dealt: Hand | None = None
 
     def run(self) -> MatchSteps:
         header = self.log.header
         names = {seat: "" for seat in SEATS}
         times: dict[Seat, list[float]] = {seat: [] for seat in SEATS}
         end: MatchEndRecord | None = None
-        self._step("deal", f"hand 1 dealt by {self.match.hand.dealer}")
         for record in self.log.records:
-            if isinstance(record, BotReady):
+            if isinstance(record, DealRecord):
+                self.dealt = self.match.hand
+                self.trick, self.bids = [], []
+                self._step("deal", f"hand {record.hand} dealt by {record.dealer}")
+            elif isinstance(record, BotReady):
                 names[record.seat] = record.name
             elif isinstance(record, RejectedRecord):
                 rule = f" [{record.rule}]" if record.rule else ""
@@ -181,11 +191,11 @@ class _Builder:
             elif isinstance(record, MatchEndRecord):
                 end = record
         assert end is not None, "build() takes a verified log, which ends with match_end"
-        winner = side_name(end.winner) if end.winner else "nobody"
-        end_text = f"{winner} wins ({end.end}: {end.detail})"
-        self._step("end", f"match over: {end_text}")
+        everything = "all" in self.perspectives
+        end_text = _end_text(end, everything)
+        self._step("end", f"match over: {end_text}", hand=self.dealt)
         return MatchSteps(
-            seed=header.seed,
+            seed=header.seed if everything else None,
             names=names,
             commands=dict(header.bots),
             perspectives=list(self.perspectives),
@@ -219,8 +229,7 @@ class _Builder:
             kind = "trump"
         else:
             self.bids.append((record.seat, str(action)))
-        started: HandStarted | None = None
-        for event in events:  # Acted and MatchEnded say nothing the step does not
+        for event in events:  # the others say nothing the step does not
             if isinstance(event, TrickTaken):
                 winner = event.winner
                 taken = (
@@ -233,15 +242,10 @@ class _Builder:
                 )
             elif isinstance(event, HandEnded):
                 result = result_text(event.result)
-            elif isinstance(event, HandStarted):
-                started = event
         self._step(
             kind, text, hand=hand, seat=record.seat, taken=taken, winner=winner,
             result=result, forced=record.forced, ms=ms,
         )  # fmt: skip
-        if started is not None:
-            self.trick, self.bids = [], []
-            self._step("deal", f"hand {started.hand_number} dealt by {started.dealer}")
 
     def _step(
         self,
@@ -256,9 +260,12 @@ class _Builder:
         forced: bool = False,
         ms: float | None = None,
     ) -> None:
-        shown = hand if hand is not None else self.match.hand
-        contract = shown.contract
         notes, self.notes = self.notes, []
+        shown = hand if hand is not None else self.match.hand
+        if self.dealt is None:  # nothing was dealt: no hand to show
+            self.steps.append(_undealt(kind, text, self.match, self.perspectives, notes))
+            return
+        contract = shown.contract
         public = shown.view("A")
         self.steps.append(
             Step(
@@ -287,6 +294,39 @@ class _Builder:
                 ms=ms,
             )
         )
+
+
+def _end_text(end: MatchEndRecord, everything: bool) -> str:
+    """How the match ended; outside ``all`` only the reason and the seat, never the details
+    (a forfeit's may quote a refused answer, or name the tiles its seat held)."""
+    winner = side_name(end.winner) if end.winner else "nobody"
+    if everything or end.end in ("marks", "max_hands"):
+        return f"{winner} wins ({end.end}: {end.detail})"
+    forfeit = f": {end.forfeit.seat} {end.forfeit.reason}" if end.forfeit else ""
+    return f"{winner} wins ({end.end}{forfeit})"
+
+
+def _undealt(
+    kind: Literal["deal", "bid", "trump", "play", "end"],
+    text: str,
+    match: Match,
+    perspectives: tuple[Perspective, ...],
+    notes: list[Note],
+) -> Step:
+    """A step before any hand was dealt: an empty table."""
+    return Step(
+        hand=match.hand.hand_number,
+        kind=kind,
+        text=text,
+        dealer=match.hand.dealer,
+        marks=dict(match.marks),
+        points={"AC": 0, "BD": 0},
+        bids=[],
+        hands={p: {} for p in perspectives},
+        sizes=dict.fromkeys(SEATS, 0),
+        piles=[],
+        notes={p: [_seen_note(n, p) for n in notes] for p in perspectives} if notes else {},
+    )
 
 
 def _hands(perspective: Perspective, hand: Hand) -> dict[Seat, list[int]]:

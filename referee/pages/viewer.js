@@ -84,7 +84,8 @@
       box.dataset.seat = seat;
       box.classList.toggle("turn", turn === seat);
       const who = el("div", { class: "who" });
-      who.appendChild(el("span", { class: "name" }, seat + " · " + (match.names[seat] || "(no name)")));
+      who.appendChild(el("span", { class: "seat-letter" }, seat + " ·"));
+      who.appendChild(el("span", { class: "name" }, match.names[seat] || "(no name)"));
       who.appendChild(el("span", { class: "chip " + SIDE[seat] }, SIDE_NAME[SIDE[seat]]));
       if (step.dealer === seat) who.appendChild(el("span", { class: "chip dealer" }, "dealer"));
       if (step.declarer === seat) who.appendChild(el("span", { class: "chip declarer" }, "declarer"));
@@ -156,9 +157,30 @@
       "step " + (state.step + 1) + " of " + steps.length + " · hand " + step.hand + " · trick " +
       Math.min(tricks + (step.trick && step.trick.length && step.trick.length < 4 ? 1 : 0), 7);
     document.querySelectorAll("#hands li").forEach((li) => li.classList.toggle("current", li.dataset.hand === String(step.hand)));
+    renderNoteList();
     document.querySelectorAll("#perspectives button").forEach((b) => b.setAttribute("aria-pressed", String(b.dataset.view === state.view)));
     const hash = "#step=" + state.step + "&view=" + state.view;
     if (location.hash !== hash) history.replaceState(null, "", hash);
+  }
+
+  // Every refused answer and fault this perspective may read, each a link to its step.
+  let notesShownFor = null;
+  function renderNoteList() {
+    if (notesShownFor === state.view) return;
+    notesShownFor = state.view;
+    const list = document.getElementById("all-notes");
+    list.replaceChildren();
+    steps.forEach((step, i) => {
+      for (const note of (step.notes && step.notes[state.view]) || []) {
+        const item = el("li", { "data-kind": note.kind });
+        const link = el("a", { href: "#step=" + i + "&view=" + state.view },
+          "hand " + step.hand + ", " + note.seat + ": " + note.text);
+        link.addEventListener("click", (event) => { event.preventDefault(); go(i); });
+        item.appendChild(link);
+        list.appendChild(item);
+      }
+    });
+    if (!list.children.length) list.appendChild(el("li", { class: "none" }, "none"));
   }
 
   function render() {
@@ -207,14 +229,15 @@
     const params = new URLSearchParams(location.hash.slice(1));
     const view = params.get("view");
     if (view && match.perspectives.includes(view)) state.view = view;
+    if (!params.has("step")) return;
     const step = Number(params.get("step"));
     if (Number.isInteger(step)) state.step = Math.max(0, Math.min(steps.length - 1, step));
   }
 
   function setup() {
     const verdict = "verified";
-    document.getElementById("title").textContent =
-      "Texas 42 — seed " + match.seed + " · " + match.end + " · " + verdict;
+    const seed = match.seed === null ? "" : "seed " + match.seed + " · ";  // only with every hand
+    document.getElementById("title").textContent = "Texas 42 — " + seed + match.end + " · " + verdict;
     const nav = document.getElementById("perspectives");
     const label = { all: "everything", public: "public" };
     for (const view of match.perspectives) {
@@ -230,7 +253,11 @@
       next: moves.next, "next-trick": moves.nextTrick, "next-hand": moves.nextHand };
     for (const [id, move] of Object.entries(bind)) document.getElementById(id).addEventListener("click", move);
     document.getElementById("play").addEventListener("click", () => autoplay(!state.timer));
-    document.getElementById("speed").addEventListener("change", () => { if (state.timer) autoplay(true); });
+    const speed = document.getElementById("speed");
+    speed.addEventListener("change", () => {
+      speed.blur();  // the arrows and space step the match again, not the list
+      if (state.timer) autoplay(true);
+    });
     document.addEventListener("keydown", (event) => {
       if (event.target instanceof HTMLSelectElement || event.altKey || event.ctrlKey || event.metaKey) return;
       const keys = { ArrowRight: moves.next, ArrowLeft: moves.prev, ArrowDown: moves.nextTrick,
@@ -260,8 +287,15 @@
     const facts = document.getElementById("facts");
     const add = (key, value) => { facts.appendChild(el("dt", {}, key)); facts.appendChild(el("dd", {}, value)); };
     add("result", match.end + " · A+C " + match.marks.AC + ", B+D " + match.marks.BD);
-    add("seed", String(match.seed));
-    for (const seat of SEATS) add("seat " + seat, (match.names[seat] || "(no name)") + " — " + match.commands[seat]);
+    if (match.seed !== null) add("seed", String(match.seed));
+    for (const seat of SEATS) {
+      facts.appendChild(el("dt", {}, "seat " + seat));
+      const dd = el("dd", {});
+      dd.appendChild(el("span", { class: "name" }, match.names[seat] || "(no name)"));
+      dd.appendChild(document.createTextNode(" — "));
+      dd.appendChild(el("code", { class: "command" }, match.commands[seat]));
+      facts.appendChild(dd);
+    }
     add("game digest", match.game_digest);
     add("log digest", match.log_digest);
     add("verified", match.verified);
