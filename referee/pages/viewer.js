@@ -31,7 +31,14 @@
   function tileName(code) { return "[" + Math.floor(code / 10) + "|" + (code % 10) + "]"; }
 
   // A domino drawn with pips: upright (hands, trick) or lying (piles); code null: its back.
+  // Each is drawn once and copied after: a step redraws up to 40 of them.
+  const drawn = new Map();
   function domino(code, lying, size) {
+    const key = code + "/" + lying + "/" + size;
+    if (!drawn.has(key)) drawn.set(key, drawDomino(code, lying, size));
+    return drawn.get(key).cloneNode(true);
+  }
+  function drawDomino(code, lying, size) {
     const u = size || 24;
     const w = lying ? 2 * u : u, h = lying ? u : 2 * u;
     const node = svg("svg", { class: "domino", width: w, height: h, viewBox: `0 0 ${w} ${h}`, role: "img" });
@@ -159,8 +166,23 @@
     document.querySelectorAll("#hands li").forEach((li) => li.classList.toggle("current", li.dataset.hand === String(step.hand)));
     renderNoteList();
     document.querySelectorAll("#perspectives button").forEach((b) => b.setAttribute("aria-pressed", String(b.dataset.view === state.view)));
-    const hash = "#step=" + state.step + "&view=" + state.view;
-    if (location.hash !== hash) history.replaceState(null, "", hash);
+    keepInAddress();
+  }
+
+  // The address follows the position, at most every 200 ms: browsers ignore a flood of
+  // history updates (holding an arrow key down), and each costs time.
+  let addressTimer = null;
+  let addressAt = 0;
+  function keepInAddress() {
+    const write = () => {
+      addressTimer = null;
+      addressAt = performance.now();
+      const hash = "#step=" + state.step + "&view=" + state.view;
+      if (location.hash !== hash) history.replaceState(null, "", hash);
+    };
+    if (addressTimer !== null) return;
+    const wait = 200 - (performance.now() - addressAt);
+    if (wait <= 0) write(); else addressTimer = setTimeout(write, wait);
   }
 
   // Every refused answer and fault this perspective may read, each a link to its step.
