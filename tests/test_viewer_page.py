@@ -135,12 +135,18 @@ async def test_a_log_that_does_not_verify_gets_no_page(
     assert not (tmp_path / "edited.html").exists()
 
 
+async def hostile_log(folder: Path) -> tuple[bytes, Path]:
+    """The hostile match's log, and where it was written: ``folder/m.jsonl``."""
+    log = (await hostile_match()).log
+    path = folder / "m.jsonl"
+    path.write_bytes(log)
+    return log, path
+
+
 async def test_the_command_writes_beside_the_log_or_where_told(
     autojump_clock: trio.abc.Clock, tmp_path: Path
 ) -> None:
-    run = await hostile_match()
-    path = tmp_path / "m.jsonl"
-    path.write_bytes(run.log)
+    _, path = await hostile_log(tmp_path)
     runner = CliRunner()
     for arguments, written in (
         (["--html"], tmp_path / "m.html"),
@@ -171,8 +177,7 @@ async def test_the_command_writes_beside_the_log_or_where_told(
 async def test_usage_mistakes_exit_2_with_one_line(
     arguments: list[str], tmp_path: Path, autojump_clock: trio.abc.Clock
 ) -> None:
-    path = tmp_path / "m.jsonl"
-    path.write_bytes((await hostile_match()).log)
+    _, path = await hostile_log(tmp_path)
     result = CliRunner().invoke(app, ["replay", str(path), *arguments])
     assert result.exit_code == 2
     assert len(result.output.strip().splitlines()) == 1
@@ -212,12 +217,10 @@ async def test_a_match_that_ended_before_any_deal_shows_no_hand(
 async def test_a_page_never_replaces_its_log_nor_follows_a_link(
     autojump_clock: trio.abc.Clock, tmp_path: Path
 ) -> None:
-    run = await hostile_match()
-    log = tmp_path / "m.jsonl"
-    log.write_bytes(run.log)
+    written, log = await hostile_log(tmp_path)
     result = CliRunner().invoke(app, ["replay", str(log), "--html", str(log)])
     assert result.exit_code == 2 and "the log itself" in result.output
-    assert log.read_bytes() == run.log
+    assert log.read_bytes() == written
     victim = tmp_path / "victim.txt"
     victim.write_text("keep me")
     (tmp_path / "link.html").symlink_to(victim)
