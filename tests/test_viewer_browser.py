@@ -169,6 +169,19 @@ async def test_a_seats_perspective_never_shows_another_seats_unplayed_tile(
             assert not any(t in shown["text"] for t in hidden), f"{page.name} step {index}"
             assert set(position.held["A"]) <= set(visible)
             assert shown["counts"] == {s: len(position.held[s]) for s in SEATS}
+    # Switching perspective with its button, in the middle of a hand, shows only A's tiles.
+    from selenium.webdriver.common.by import By
+
+    index = next(i for i, p in enumerate(expected) if len(p.played) >= 3)
+    browser.get(url(everything, f"step={index}&view=all"))
+    wait_ready(browser)
+    assert len(browser.execute_script(READ_TABLE)["tiles"]) > 7  # every hand open
+    browser.find_element(By.CSS_SELECTOR, 'button[data-view="A"]').click()
+    shown = browser.execute_script(READ_TABLE)
+    hidden = {t for s in SEATS if s != "A" for t in expected[index].held[s]}
+    assert shown["view"] == "A" and shown["step"] == index
+    assert not {t for t in shown["tiles"] if t != "hidden"} & hidden
+    assert not any(t in shown["text"] for t in hidden)
     # In the everything page, the everything perspective shows every hand.
     browser.get(url(everything, "step=1&view=all"))
     wait_ready(browser)
