@@ -46,6 +46,24 @@ def _plain_value_names() -> None:
 
 _plain_value_names()
 
+
+def _reflowed_paragraphs() -> None:
+    """Typer keeps a docstring's line breaks inside each paragraph after the first, so help
+    shows our source's wrapping cut again at the terminal's width: join each paragraph's
+    lines (a paragraph starting with ``\\b`` keeps them, as in click)."""
+    import typer.rich_utils
+
+    def fix(paragraphs: list[str], markup_mode: Any) -> str:
+        return "\n\n".join(
+            p if p.startswith("\b") else " ".join(line.strip() for line in p.splitlines())
+            for p in paragraphs
+        )
+
+    typer.rich_utils._fix_linebreaks = fix
+
+
+_reflowed_paragraphs()
+
 app = typer.Typer(
     help="Referee for Texas 42 bot competitions: exact rules, redacted views, verifiable replays.",
     no_args_is_help=True,
@@ -199,7 +217,7 @@ def match_command(
     bots: Annotated[
         list[str] | None,
         typer.Argument(
-            metavar="[BOT]...",
+            metavar="BOT",
             help="Four bot commands (seats A, B, C, D) or two (A+C, B+D), each one string split"
             " as a shell would, e.g. 'python3 my_bot.py'. None: the bundled heuristic bot (A+C)"
             " against the bundled random bot (B+D).",
@@ -445,7 +463,7 @@ def replay_command(
     out: Annotated[
         Path | None,
         typer.Argument(
-            metavar="[OUT.html]",
+            metavar="OUT.html",
             help="With --html: the page to write. Default: beside the log, LOG.html"
             " (LOG.A.html with --seat A, LOG.public.html with --public).",
             show_default=False,
@@ -832,7 +850,7 @@ def report_command(
     out: Annotated[
         Path | None,
         typer.Argument(
-            metavar="[OUT.html]",
+            metavar="OUT.html",
             help="The page to write. Default: report.html beside the results.",
             show_default=False,
         ),

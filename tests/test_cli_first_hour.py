@@ -4,6 +4,7 @@ say what they count, two runs cannot write one results file, a re-run names its 
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import subprocess
 import sys
@@ -127,8 +128,9 @@ def test_a_rerun_from_elsewhere_names_the_cause(tmp_path: Path) -> None:
 
 
 COMMANDS = [
-    ["match"], ["replay"], ["tournament"], ["sandbox"], ["schema"], ["bench", "engine"],
-    ["bench", "referee"], ["bench", "tournament"], ["bench", "sandbox"], ["bench", "decode"],
+    ["match"], ["replay"], ["tournament"], ["report"], ["sandbox"], ["schema"],
+    ["bench", "engine"], ["bench", "referee"], ["bench", "tournament"], ["bench", "sandbox"],
+    ["bench", "decode"], ["bench", "viewer"],
 ]  # fmt: skip
 
 
@@ -138,6 +140,16 @@ def test_help_names_values_as_a_user_types_them(tmp_path: Path, command: list[st
     assert run.returncode == 0
     for placeholder in ("<bool>", "<list", "<int", "<float", "<str", "<path", "{log}", "{config}"):
         assert placeholder not in run.stdout, (placeholder, run.stdout)
+    assert "[[" not in run.stdout, run.stdout
+
+
+def test_help_paragraphs_are_wrapped_to_the_terminal_not_to_the_source(tmp_path: Path) -> None:
+    run = subprocess.run(
+        [sys.executable, "-m", "referee", "tournament", "--help"],
+        capture_output=True, text=True, cwd=tmp_path, env={**os.environ, "COLUMNS": "200"},
+        check=False,
+    )  # fmt: skip
+    assert "so the luck of the deal cancels out" in run.stdout, run.stdout
 
 
 @pytest.mark.parametrize(
