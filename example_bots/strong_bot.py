@@ -41,9 +41,6 @@ from referee.strong.play import choose_tile
 #: The chance of making a point bid it needs to bid, and an all-tricks bid.
 BID_CHANCE = 0.5
 ALL_TRICKS_CHANCE = 0.85
-#: Positions searched per decision: about 60 ms in CPython here, a third of the budget, so
-#: the count rather than the clock ends a decision even on a busy machine (reproducible).
-MAX_NODES = 50_000
 
 
 class Strong:
@@ -77,7 +74,6 @@ class Strong:
             fallback.tile,
             decision.rng,
             self.budget(decision),
-            MAX_NODES,
         )
         if choice.clock_stopped:  # kept beside the match log by the referee
             print(

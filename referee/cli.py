@@ -15,6 +15,7 @@ from referee import __version__
 
 if TYPE_CHECKING:
     from referee.log import LogFile
+    from referee.pages.report_command import Written
     from referee.rules.tiles import Seat
     from referee.sandbox.policy import SandboxPlan
     from referee.settings import MatchLimits, MatchSettings, SandboxSettings
@@ -870,6 +871,7 @@ def report_command(
     and a link to each match's viewer page (written beside its log, after verifying it)."""
     from rich.console import Console
 
+    from referee.pages.page import PageError
     from referee.pages.report_command import write_report
     from referee.tournament.command import TournamentError, sprt_of
     from referee.tournament.results import ResultsError
@@ -878,14 +880,14 @@ def report_command(
     try:
         test = sprt_of(sprt, alpha, beta, None)
         written = write_report(results, out, test, err)
-    except (TournamentError, ResultsError) as exc:
+    except (TournamentError, ResultsError, PageError) as exc:
         raise _fail(str(exc)) from None
     except OSError as exc:
         raise _fail(f"{exc.filename or results}: {exc.strerror or exc}") from None
     _said_report(written, json_output)
 
 
-def _said_report(written: Any, json_output: bool) -> None:
+def _said_report(written: Written, json_output: bool) -> None:
     """One line (or a JSON object) saying where a report went and which matches got no page."""
     missing = [row.result.match_id for row in written.without_page]
     if json_output:
@@ -1043,10 +1045,11 @@ def bench_viewer(
     """The viewer page of the longest log (200 hands) and of a full match: its size, the
     time to build it, to its first render in headless Chromium, and per step."""
     from referee.bench import viewer
+    from referee.bench.browser import NoBrowser
 
     try:
         results = viewer.run(seed)
-    except viewer.NoBrowser as exc:
+    except NoBrowser as exc:
         raise _fail(f"bench viewer needs a browser: {exc}") from None
     for result in results:
         typer.echo(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import tempfile
 from pathlib import Path
 from typing import BinaryIO
 
@@ -22,3 +23,21 @@ def private_directory(path: Path) -> None:
     for folder in reversed(missing):
         with contextlib.suppress(FileExistsError):
             folder.mkdir(mode=0o700)
+
+
+def replace_private(path: Path, text: str) -> None:
+    """Write ``path`` whole, owner-only: written beside it, then moved into place, so a
+    reader never sees half of it and a link at ``path`` is replaced, never followed. An
+    ``OSError`` names ``path``."""
+    try:
+        fd, temporary = tempfile.mkstemp(prefix=".", suffix=".tmp", dir=path.parent)  # 0600
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror, str(path)) from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as file:
+            file.write(text)
+        os.replace(temporary, path)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise OSError(exc.errno, exc.strerror, str(path)) from None

@@ -67,10 +67,20 @@ def _header_lines(header: Header, readies: dict[Seat, BotReady]) -> Iterator[str
     )
 
 
-def _end_line(end: MatchEndRecord) -> str:
+def end_text(end: MatchEndRecord, everything: bool = True) -> str:
+    """Who won and why. Only for the whole match (``everything``) the details of a forfeit
+    or an error: they may quote a refused answer or name the tiles the seat held, which a
+    seat's or the public rendering must not show."""
     winner = side_name(end.winner) if end.winner else "nobody"
+    if everything or end.end in ("marks", "max_hands"):
+        return f"{winner} wins ({end.end}: {end.detail})"
+    forfeit = f": {end.forfeit.seat} {end.forfeit.reason}" if end.forfeit else ""
+    return f"{winner} wins ({end.end}{forfeit})"
+
+
+def _end_line(end: MatchEndRecord, everything: bool = True) -> str:
     return (
-        f"Match over: {winner} wins ({end.end}: {end.detail}); {marks_text(end.marks)};"
+        f"Match over: {end_text(end, everything)}; {marks_text(end.marks)};"
         f" {end.hands} hands; game digest {end.game_digest}"
     )
 
@@ -149,7 +159,7 @@ def _match_lines(log: LogFile) -> Iterator[str]:
 def public_lines(log: LogFile) -> Iterator[str]:
     """After each hand: every action with its author and the result; unplayed tiles hidden."""
     yield from _warnings(log)
-    yield f"Texas 42 match — seed {log.header.seed}: the public record"
+    yield "Texas 42 match: the public record"  # never the seed: it deals every hand
     match = Match(log.header.seed)
     for record in log.records:
         if isinstance(record, MoveRecord):
@@ -164,7 +174,7 @@ def public_lines(log: LogFile) -> Iterator[str]:
                 yield f"Hand {hand.hand_number} — dealer {hand.dealer} (not finished)"
                 yield from (f"  {move}" for move in hand.moves)
             yield ""
-            yield _end_line(record)
+            yield _end_line(record, everything=False)
 
 
 def _review_lines(review: Review, what: str = "") -> Iterator[str]:
@@ -190,7 +200,7 @@ def seat_lines(log: LogFile, seat: Seat) -> Iterator[str]:
     yield from _warnings(log)
     header = log.header
     yield (
-        f"Texas 42 match — seed {header.seed}: what {seat}"
+        f"Texas 42 match: what {seat}"  # never the seed: it deals every hand
         f" ({side_name(PARTNERSHIP_OF[seat])}) was shown"
     )
     match = Match(header.seed)
@@ -220,7 +230,7 @@ def seat_lines(log: LogFile, seat: Seat) -> Iterator[str]:
                     seen.append(event)
         elif isinstance(record, MatchEndRecord):
             yield ""
-            yield _end_line(record)
+            yield _end_line(record, everything=False)
 
 
 def _event_lines(events: list[Acted | TrickTaken | HandStarted]) -> Iterator[str]:

@@ -1,14 +1,20 @@
 """Headless Chromium for the page tests: Debian's ``chromium`` driven through its own
-``chromedriver`` (the same build, so they always agree; nothing is downloaded). ``.ci/run``
-installs both when they are missing; where they cannot be had, the tests skip and say so."""
+``chromedriver`` (the same build, so they always agree; nothing is downloaded).
+``tests/install_browser.sh`` (part of the README's test command, so of ``.ci/run``) installs
+both when they are missing. Where they cannot be had, it says why in
+``tests/.browser-unavailable`` and the tests skip with that reason; under CI a browser missing
+for no recorded reason fails them instead."""
 
 from __future__ import annotations
 
-import shutil
+import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+
+from referee.bench.browser import NoBrowser, start_session
 
 SKIP = (
     "no headless Chromium here: install Debian's chromium and chromium-driver"
@@ -16,38 +22,17 @@ SKIP = (
 )
 
 
-def chromium() -> tuple[str, str] | None:
-    """The browser and its driver, when both are installed."""
-    browser = next(
-        (found for name in ("chromium", "chromium-browser") if (found := shutil.which(name))),
-        None,
-    )
-    driver = shutil.which("chromedriver")
-    return (browser, driver) if browser and driver else None
-
-
-def open_browser(width: int = 1280, height: int = 1000) -> Iterator[object]:
-    """A headless Chromium session (a WebDriver), closed afterwards; skips without one."""
-    found = chromium()
+def open_browser(width: int = 1280, height: int = 1000) -> Iterator[Any]:
+    """A headless Chromium session, quit afterwards; skips (or fails, see above) without one."""
     try:
-        from selenium import webdriver
-        from selenium.webdriver.chrome.service import Service
-    except ImportError:
-        found = None
-    if found is None:
-        pytest.skip(SKIP)
-    browser, driver = found
-    options = webdriver.ChromeOptions()
-    options.binary_location = browser
-    for argument in (
-        "--headless=new",
-        "--no-sandbox",  # root in a container has no user namespace for Chromium's own
-        "--disable-gpu",
-        "--disable-dev-shm-usage",
-        f"--window-size={width},{height}",
-    ):
-        options.add_argument(argument)
-    session = webdriver.Chrome(service=Service(executable_path=driver), options=options)
+        session = start_session(width, height)
+    except NoBrowser as exc:
+        why = Path(__file__).with_name(".browser-unavailable")
+        if why.is_file():
+            pytest.skip(f"{SKIP}: {why.read_text().strip()}")
+        if os.environ.get("CI"):
+            pytest.fail(f"{exc}; under CI tests/install_browser.sh should have installed it")
+        pytest.skip(f"{SKIP} ({exc})")
     try:
         yield session
     finally:

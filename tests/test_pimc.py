@@ -9,7 +9,7 @@ import time
 from referee.bot import Seen
 from referee.rules import Bid, DeclareTrump, Hand, Pass, Play
 from referee.rules.deal import deal
-from referee.strong.play import choose_tile
+from referee.strong.play import MAX_WORLDS, WORLD_COST, Choice, choose_tile
 
 
 def first_lead(seed: int) -> Hand:
@@ -22,13 +22,15 @@ def first_lead(seed: int) -> Hand:
     return hand
 
 
-def choose(hand: Hand, rng: random.Random, budget: float, max_worlds: int = 1000):  # type: ignore[no-untyped-def]
+def choose(hand: Hand, rng: random.Random, budget: float, **limits: int) -> Choice:
+    """The tile ``choose_tile`` picks for the seat to play, with its own limits unless
+    ``limits`` (``max_nodes``, ``max_worlds``) says otherwise."""
     seat = hand.turn
     assert seat is not None
     view = hand.view(seat)
     legal = [action.tile for action in hand.legal_actions() if isinstance(action, Play)]
     seen = Seen(view, hand.moves)
-    return choose_tile(view, seen, legal, legal[0], rng, budget, max_worlds=max_worlds)
+    return choose_tile(view, seen, legal, legal[0], rng, budget, **limits)
 
 
 def mid_hand(seed: int, tricks: int) -> Hand:
@@ -74,4 +76,14 @@ def test_the_node_budget_makes_the_choice_the_same_on_any_machine() -> None:
     hand = mid_hand(5, tricks=2)
     one = choose(hand, random.Random(11), budget=30.0)
     two = choose(hand, random.Random(11), budget=30.0)
-    assert one == two and 1 < one.worlds < 1000
+    assert one == two and 1 < one.worlds < MAX_WORLDS and not one.clock_stopped
+
+
+def test_cheap_late_worlds_stop_at_the_cap_and_each_costs_its_dealing() -> None:
+    """Late in a hand a world takes few positions: the cap on worlds ends the decision, and
+    with a small count each world's dealing charge is what runs it out."""
+    hand = mid_hand(2, tricks=5)
+    capped = choose(hand, random.Random(3), budget=30.0)
+    assert capped.worlds == MAX_WORLDS and not capped.clock_stopped
+    counted = choose(hand, random.Random(3), budget=30.0, max_nodes=20 * WORLD_COST)
+    assert counted.worlds <= 20 and not counted.clock_stopped

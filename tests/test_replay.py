@@ -1256,11 +1256,17 @@ def test_replay_json_prints_the_canonical_game_record(real_match: RealMatch) -> 
 
 
 def test_replay_renders_a_real_match(real_match: RealMatch) -> None:
-    for mode in ([], ["--seat", "B"], ["--public"]):
+    for mode, first in (
+        ([], "Texas 42 match — seed 5"),
+        (["--seat", "B"], "Texas 42 match: what B (B+D) was shown"),
+        (["--public"], "Texas 42 match: the public record"),
+    ):
         result = referee("replay", real_match.path, *mode)
         assert result.returncode == 0, result.stderr
-        assert result.stdout.splitlines()[0].startswith("Texas 42 match — seed 5")
+        assert result.stdout.splitlines()[0].startswith(first)
         assert result.stderr == ""
+        # A seat's and the public rendering never give the seed: it deals every hand.
+        assert ("seed 5" in result.stdout) == (mode == [])
 
 
 def test_replay_json_of_a_log_without_its_first_deal(real_match: RealMatch, tmp_path: Path) -> None:

@@ -196,3 +196,26 @@ def test_a_results_file_naming_strangers_is_refused(played: Path, tmp_path: Path
     assert result.exit_code == 2
     assert "names entrants this tournament does not have" in result.output
     assert len(result.output.strip().splitlines()) == 1
+
+
+def test_the_report_never_replaces_its_results_and_says_which_file_it_could_not_write(
+    played: Path, tmp_path: Path
+) -> None:
+    runner = CliRunner()
+    before = played.read_bytes()
+    same = runner.invoke(app, ["report", str(played), str(played)])
+    assert same.exit_code == 2 and "is the results file" in same.output
+    assert played.read_bytes() == before
+    nowhere = runner.invoke(app, ["report", str(played), str(tmp_path / "no" / "r.html")])
+    assert nowhere.exit_code == 2 and len(nowhere.output.strip().splitlines()) == 1
+    assert str(tmp_path / "no") in nowhere.output and ".tmp" not in nowhere.output
+
+
+def test_a_page_that_cannot_be_written_says_so(played: Path, tmp_path: Path) -> None:
+    _, results = read_results(played)
+    first = results[0]
+    log = tmp_path / Path(first.log).name
+    log.write_bytes(Path(first.log).read_bytes())
+    log.with_suffix(".html").mkdir()  # a folder where the page would go
+    rows = match_pages([msgspec.structs.replace(first, log=str(log))], played, tmp_path)
+    assert rows[0].page is None and "the page cannot be written" in (rows[0].why_no_page or "")

@@ -111,3 +111,24 @@ def test_every_legal_tiles_value_is_the_naive_minimaxs(
     }
     assert values == expected
     assert solver.makes(position(hand, declarers)) == naive(hand, declarers)
+
+
+def test_positions_answered_from_memory_count_toward_the_budget() -> None:
+    """Solving a position again finds its answers remembered, and still counts them: the
+    count of positions is the decision's work, whatever kind it is. Three tiles into a trick,
+    each last tile completes it, and the next lead is all the second search asks of memory."""
+    found = next(
+        e for n in range(1000) if (e := ending(n, 3, 3)) is not None and not e.hand.is_over
+    )
+    hand, declarers = found.hand, found.declarers
+    contract = hand.contract
+    assert contract is not None
+    target = None if contract.is_all_tricks else contract.bid.points  # type: ignore[union-attr]
+    solver = Solver(contract.trump, 0 if declarers == "AC" else 1, target)
+    first = solver.move_values(position(hand, declarers))
+    searched = solver.nodes
+    again = solver.move_values(position(hand, declarers))
+    remembered = solver.nodes - searched
+    assert again == first
+    # One remembered lead per tile that leaves the hand open (no new position is searched).
+    assert 0 < remembered <= len(first) < searched

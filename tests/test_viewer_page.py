@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 import trio
@@ -20,6 +21,7 @@ from viewer_logs import (
     never_ready_match,
 )
 
+from referee import render
 from referee.cli import app
 from referee.errors import VerificationError
 from referee.log import parse_log
@@ -32,10 +34,11 @@ from referee.rules import Play
 DATA = re.compile(r'<script type="application/json" id="match-data">(.*?)</script>', re.S)
 
 
-def data_of(page: str) -> dict:  # type: ignore[type-arg]
+def data_of(page: str) -> dict[str, Any]:
     found = DATA.findall(page)
     assert len(found) == 1, "exactly one data element, ended by our own </script>"
-    return json.loads(found[0])
+    data: dict[str, Any] = json.loads(found[0])
+    return data
 
 
 def test_embedded_json_cannot_end_its_script_element() -> None:
@@ -93,7 +96,7 @@ async def test_a_seats_page_never_names_a_tile_another_seat_never_played(
     }
     deals = {r.hand: r.hands for r in run.records if isinstance(r, DealRecord)}
     for seat in ("A", "B", "C", "D", "public"):
-        page = match_page(log_of(run), [seat])  # type: ignore[list-item]
+        page = match_page(log_of(run), [seat])
         data = data_of(page)
         for hand, dealt in deals.items():
             kept = {
@@ -196,11 +199,15 @@ async def test_only_the_everything_page_holds_the_seed_and_how_a_forfeit_came(
     everything = match_page(log)
     assert str(seed) in everything and end.detail in data_of(everything)["end"]
     for only in ("A", "B", "C", "D", "public"):
-        page = match_page(log, [only])  # type: ignore[list-item]
+        page = match_page(log, [only])
         assert str(seed) not in page, only  # the seed deals every hand
         assert data_of(page)["seed"] is None and "holds" not in data_of(page)["end"]
         if only != "B":  # B reads its own refused answers, which say what it holds
             assert "holds" not in page, only
+    # The text renderings of a seat's view and of the public record keep them out too.
+    for text in (*(render.seat_lines(log, s) for s in ("A", "C", "D")), render.public_lines(log)):
+        shown = "\n".join(text)
+        assert str(seed) not in shown and "holds" not in shown
 
 
 async def test_a_match_that_ended_before_any_deal_shows_no_hand(
@@ -219,7 +226,7 @@ async def test_a_page_never_replaces_its_log_nor_follows_a_link(
 ) -> None:
     written, log = await hostile_log(tmp_path)
     result = CliRunner().invoke(app, ["replay", str(log), "--html", str(log)])
-    assert result.exit_code == 2 and "the log itself" in result.output
+    assert result.exit_code == 2 and "which the page is drawn from" in result.output
     assert log.read_bytes() == written
     victim = tmp_path / "victim.txt"
     victim.write_text("keep me")
@@ -227,6 +234,6 @@ async def test_a_page_never_replaces_its_log_nor_follows_a_link(
     result = CliRunner().invoke(app, ["replay", str(log), "--html", str(tmp_path / "link.html")])
     assert result.exit_code == 0, result.output
     assert victim.read_text() == "keep me"
-    written = tmp_path / "link.html"
-    assert not written.is_symlink() and written.read_text().startswith("<!doctype html>")
-    assert written.stat().st_mode & 0o777 == 0o600  # it may hold every hand
+    page = tmp_path / "link.html"
+    assert not page.is_symlink() and page.read_text().startswith("<!doctype html>")
+    assert page.stat().st_mode & 0o777 == 0o600  # it may hold every hand

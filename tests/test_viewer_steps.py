@@ -5,17 +5,28 @@ sent."""
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Iterable
+
 import trio
+from fakes import MatchRun
 from viewer_logs import HOSTILE_LINE, HOSTILE_NAME, hostile_match, log_of, random_match
 
-from referee.pages.steps import MatchSteps, build, code
-from referee.records import DealRecord, HandEndRecord, MoveRecord, RejectedRecord, TrickRecord
-from referee.rules import Play
+from referee.pages.steps import PERSPECTIVES, MatchSteps, Perspective, build, code
+from referee.records import (
+    DealRecord,
+    HandEndRecord,
+    LogRecord,
+    MoveRecord,
+    RejectedRecord,
+    TrickRecord,
+)
+from referee.rules import DeclareTrump, Play
 from referee.rules.tiles import SEATS
 from referee.verify import verify
 
 
-def steps_of(run, perspectives=("all", "public", "A", "B", "C", "D")) -> MatchSteps:  # type: ignore[no-untyped-def]
+def steps_of(run: MatchRun, perspectives: Iterable[Perspective] = PERSPECTIVES) -> MatchSteps:
     log = log_of(run)
     return build(log, verify(log), perspectives)
 
@@ -67,12 +78,12 @@ async def test_a_seat_sees_its_own_hand_and_never_another_seats_unplayed_tile(
         only = steps_of(run, [seat])
         assert only.perspectives == [seat]
         for full, mine in zip(everything.steps, only.steps, strict=True):
-            assert set(mine.hands) == {seat} and set(mine.hands[seat]) == {seat}  # type: ignore[index]
-            assert mine.hands[seat][seat] == full.hands["all"][seat]  # type: ignore[index]
+            assert set(mine.hands) == {seat} and set(mine.hands[seat]) == {seat}
+            assert mine.hands[seat][seat] == full.hands["all"][seat]
             assert full.hands["public"] == {}
             # No tile in the seat's step (what its page holds) is one another seat still has.
             hidden = {c for other in SEATS if other != seat for c in full.hands["all"][other]}
-            shown = set(mine.hands[seat][seat]) | {c for _, c in mine.trick}  # type: ignore[index]
+            shown = set(mine.hands[seat][seat]) | {c for _, c in mine.trick}
             assert not shown & hidden
         tiles_in_piles = {c for piles in only.piles.values() for pile in piles for c in pile.tiles}
         played = {
@@ -98,7 +109,41 @@ async def test_refused_lines_are_kept_for_the_author_and_everything_only(
         for note in step.notes["B"]:
             assert note.raw is not None  # the author reads what it sent
         for seat in ("A", "C", "D", "public"):
-            for note in step.notes[seat]:  # type: ignore[index]
+            for note in step.notes[seat]:
                 assert note.raw is None and note.detail is None  # others: only that it happened
                 assert note.seat == "B"
     assert steps.names["B"] == HOSTILE_NAME
+
+
+async def test_covered_piles_are_face_down_in_every_view_but_everything(
+    autojump_clock: trio.abc.Clock,
+) -> None:
+    """An all-tricks contract with one pile face up: after the second trick the first pile is
+    covered for every seat, as its views say; each pile was face up when it was taken."""
+    for seed in range(1, 80):
+        run = await random_match(seed)
+        if hands := one_pile_hands(run.records):
+            break
+    else:
+        raise AssertionError("no all-tricks contract with one pile face up and two tricks")
+    steps = steps_of(run)
+    in_hand = [s for s in steps.steps if s.hand == hands[0]]
+    later = next(s for s in in_hand if s.captured >= 2)
+    assert later.face_up == [later.captured]  # only the last pile
+    assert later.hands["all"] and later.face_up != list(range(1, later.captured + 1))
+    for pile in steps.piles[hands[0]]:
+        assert any(pile.trick in s.face_up for s in in_hand)  # each was shown once
+
+
+def one_pile_hands(records: list[LogRecord]) -> list[int]:
+    """Hands of an all-tricks contract with one pile face up and two tricks or more."""
+    hand, one_pile, tricks = 0, set[int](), Counter[int]()
+    for record in records:
+        if isinstance(record, DealRecord):
+            hand = record.hand
+        elif isinstance(record, MoveRecord) and isinstance(record.action, DeclareTrump):
+            if record.action.piles == 1:
+                one_pile.add(hand)
+        elif isinstance(record, TrickRecord):
+            tricks[record.hand] += 1
+    return sorted(h for h in one_pile if tricks[h] >= 2)

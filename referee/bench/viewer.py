@@ -21,6 +21,7 @@ from typing import Any, Final
 
 import trio
 
+from referee.bench.browser import start_session
 from referee.checkbot.session import percentile
 from referee.log import read_log
 from referee.pages.match_page import match_page
@@ -46,10 +47,6 @@ return {times: times, step: Number(document.body.dataset.step), total: total};
 """
 
 
-class NoBrowser(RuntimeError):
-    """Chromium, its driver or selenium is missing; the message says what to install."""
-
-
 @dataclass(frozen=True)
 class PageBench:
     name: str
@@ -70,25 +67,6 @@ def _log(every: int, max_hands: int, folder: Path, seed: int) -> Path:
     settings = MatchSettings(seed=seed, max_hands=max_hands)
     trio.run(run_match, settings, dict.fromkeys(SEATS, command), path)
     return path
-
-
-def _driver() -> Any:
-    import shutil
-
-    browser = shutil.which("chromium") or shutil.which("chromium-browser")
-    driver = shutil.which("chromedriver")
-    try:
-        from selenium import webdriver
-        from selenium.webdriver.chrome.service import Service
-    except ImportError:
-        raise NoBrowser("selenium is missing: pip install -e '.[test]'") from None
-    if not browser or not driver:
-        raise NoBrowser("Chromium is missing: apt-get install chromium chromium-driver")
-    options = webdriver.ChromeOptions()
-    options.binary_location = browser
-    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1280,1000"):
-        options.add_argument(argument)
-    return webdriver.Chrome(service=Service(executable_path=driver), options=options)
 
 
 def _measure(session: Any, name: str, log_path: Path) -> PageBench:
@@ -126,7 +104,7 @@ def _measure(session: Any, name: str, log_path: Path) -> PageBench:
 
 def run(seed: int = 1) -> list[PageBench]:
     """The 200-hand log and a full match (every hand played), each built and opened."""
-    session = _driver()
+    session = start_session()
     try:
         with tempfile.TemporaryDirectory(prefix="texas42-viewer-bench-") as folder:
             longest = _log(16, 200, Path(folder), seed)

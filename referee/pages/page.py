@@ -5,10 +5,7 @@ script. No network, no build step; it opens from disk."""
 from __future__ import annotations
 
 import base64
-import contextlib
 import hashlib
-import os
-import tempfile
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -17,6 +14,8 @@ from typing import Any
 import jinja2
 import msgspec
 from markupsafe import Markup
+
+from referee.files import replace_private
 
 #: What JSON may hold that would end a <script> element or confuse an HTML parser; inside
 #: JSON strings, the escaped forms mean the same characters.
@@ -65,17 +64,8 @@ class PageError(ValueError):
 
 
 def write_page(path: Path, text: str, source: Path | None = None) -> None:
-    """Write a page, readable by its owner alone (it may hold every hand of a match), never
-    over ``source`` (the log it comes from), and whole or not at all: written beside, then
-    moved into place, so a link at ``path`` is replaced, never followed."""
+    """Write a page, readable by its owner alone (it may hold every hand of a match), whole,
+    and never over ``source`` (what it was drawn from)."""
     if source is not None and path.resolve() == source.resolve():
-        raise PageError(f"{path} is the log itself; choose another OUT.html")
-    fd, temporary = tempfile.mkstemp(prefix=".page-", suffix=".html", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as file:  # mkstemp's file is 0600
-            file.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
+        raise PageError(f"{path} is {source.name}, which the page is drawn from; choose another")
+    replace_private(path, text)

@@ -3,13 +3,14 @@ progress bar (each log is verified first), then the report linking them."""
 
 from __future__ import annotations
 
+import errno
 from dataclasses import dataclass
 from pathlib import Path
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-from referee.pages.page import write_page
+from referee.pages.page import PageError, write_page
 from referee.pages.report_page import MatchRow, match_pages, report_page
 from referee.tournament.results import MatchResult, ResultsError, ResultsHeader, read_results
 from referee.tournament.standings import Sprt
@@ -27,14 +28,18 @@ class Written:
 def write_report(results: Path, out: Path | None, sprt: Sprt | None, err: Console) -> Written:
     """Write the report of ``results`` to ``out`` (default: ``report.html`` beside it).
 
-    Raises ``ResultsError`` for a file that is not a tournament's results, ``OSError`` when
-    a page cannot be written.
+    Raises ``ResultsError`` for a file that is not a tournament's results, ``PageError``
+    for an ``out`` that would replace it, ``OSError`` when the report cannot be written.
     """
+    out = out if out is not None else results.with_name("report.html")
+    if out.resolve() == results.resolve():
+        raise PageError(f"{out} is the results file; choose another OUT.html")
+    if not out.parent.is_dir():
+        raise OSError(errno.ENOENT, "no such folder", str(out.parent))
     header, matches = read_results(results)
     _check(header, matches, results)
     if sprt is not None and len(header.settings.entrants) != 2:
         raise ResultsError("--sprt compares exactly two entrants; this tournament has more")
-    out = out if out is not None else results.with_name("report.html")
     progress = Progress(
         TextColumn("[bold]match pages"),
         BarColumn(),

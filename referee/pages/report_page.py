@@ -15,12 +15,18 @@ from urllib.parse import quote
 from referee.errors import LogError, VerificationError
 from referee.log import read_log
 from referee.pages.match_page import match_page
-from referee.pages.page import page, write_page
+from referee.pages.page import PageError, page, write_page
 from referee.pages.plots import intervals, lines
 from referee.records import split_counts
 from referee.tournament.plan import pairings
 from referee.tournament.results import MatchResult, ResultsHeader
-from referee.tournament.standings import Sprt, pair_scores, rating_history, standings
+from referee.tournament.standings import (
+    Sprt,
+    in_plan_order,
+    pair_scores,
+    rating_history,
+    standings,
+)
 
 
 @dataclass(frozen=True)
@@ -44,7 +50,7 @@ def match_pages(
     or is not the match's (its digest differs from the result's) gets no page, and its row
     says why."""
     rows = []
-    for result in sorted(results, key=lambda r: (r.number, r.match_id)):
+    for result in in_plan_order(results):
         counted, _ = split_counts(result.faults)
         faults = "; ".join(
             f"{seat}: " + ", ".join(f"{kind} {n}" for kind, n in reasons.items())
@@ -57,13 +63,18 @@ def match_pages(
             log = read_log(log_path)
             if log.head != result.log_digest:
                 raise LogError(f"{log_path} is another match's log (its digest differs)")
-            target = log_path.with_name(log_path.stem + ".html")
-            write_page(target, match_page(log), source=log_path)
-            link = "./" + quote(Path(os.path.relpath(target, relative_to)).as_posix())
-        except (OSError, LogError, ValueError) as exc:  # PageError is a ValueError
+            page = match_page(log)
+        except (OSError, LogError, ValueError) as exc:
             why = f"the log cannot be read: {exc}"
         except VerificationError as exc:
             why = f"the log does not verify: {exc}"
+        else:
+            target = log_path.with_name(log_path.stem + ".html")
+            try:
+                write_page(target, page, source=log_path)
+                link = "./" + quote(Path(os.path.relpath(target, relative_to)).as_posix())
+            except (OSError, PageError) as exc:
+                why = f"the page cannot be written: {exc}"
         rows.append(MatchRow(result, link, why, faults))
         progress()
     return rows

@@ -5,8 +5,8 @@ The perspectives are the ones ``referee replay`` prints:
 
 - ``all``: every hand open and every pile face up (for after the match);
 - a seat (``A``-``D``): exactly what ``Match.view(seat)`` shows that seat, the view
-  ``replay --seat`` prints; of the notes, only its own answers' (a refused answer can name
-  a tile its author holds);
+  ``replay --seat`` prints; its own notes in full, of another seat's only what happened,
+  never what it sent (a refused answer can name a tile its author holds);
 - ``public``: the same view without its hand, what everyone may see.
 
 Only the perspectives asked for are built, so a page made for one seat holds nothing else:
@@ -22,6 +22,7 @@ from typing import Final, Literal
 
 import msgspec
 
+from referee import render
 from referee.checkbot.session import percentile
 from referee.log import LogFile
 from referee.records import (
@@ -86,7 +87,7 @@ class Step(msgspec.Struct, frozen=True, omit_defaults=True):
     #: Every hand's size, and the captured piles face up (by trick number), as the views
     #: show them to every seat; ``all`` sees the first ``captured`` piles.
     sizes: dict[Seat, int]
-    piles: list[int]
+    face_up: list[int]
     captured: int = 0
     #: Per perspective, the notes it may read, when there are any.
     notes: dict[Perspective, list[Note]] = {}
@@ -121,7 +122,8 @@ class MatchSteps(msgspec.Struct, frozen=True):
     commands: dict[Seat, str]
     perspectives: list[Perspective]
     steps: list[Step]
-    #: Per hand number, its captured piles.
+    #: Per hand number, its captured piles: each was face up when it was taken, so every
+    #: perspective saw it then (a step's ``face_up`` says which it sees at that moment).
     piles: dict[int, list[Pile]]
     times: dict[Seat, SeatTimes]
     end: str
@@ -192,7 +194,7 @@ class _Builder:
                 end = record
         assert end is not None, "build() takes a verified log, which ends with match_end"
         everything = "all" in self.perspectives
-        end_text = _end_text(end, everything)
+        end_text = render.end_text(end, everything)
         self._step("end", f"match over: {end_text}", hand=self.dealt)
         return MatchSteps(
             seed=header.seed if everything else None,
@@ -278,7 +280,7 @@ class _Builder:
                 bids=list(self.bids),
                 hands={p: _hands(p, shown) for p in self.perspectives},
                 sizes=dict(public.hand_sizes),
-                piles=[pile.trick for pile in public.piles],
+                face_up=[pile.trick for pile in public.piles],
                 captured=len(shown.piles),
                 notes={p: [_seen_note(n, p) for n in notes] for p in self.perspectives}
                 if notes
@@ -294,16 +296,6 @@ class _Builder:
                 ms=ms,
             )
         )
-
-
-def _end_text(end: MatchEndRecord, everything: bool) -> str:
-    """How the match ended; outside ``all`` only the reason and the seat, never the details
-    (a forfeit's may quote a refused answer, or name the tiles its seat held)."""
-    winner = side_name(end.winner) if end.winner else "nobody"
-    if everything or end.end in ("marks", "max_hands"):
-        return f"{winner} wins ({end.end}: {end.detail})"
-    forfeit = f": {end.forfeit.seat} {end.forfeit.reason}" if end.forfeit else ""
-    return f"{winner} wins ({end.end}{forfeit})"
 
 
 def _undealt(
@@ -324,7 +316,7 @@ def _undealt(
         bids=[],
         hands={p: {} for p in perspectives},
         sizes=dict.fromkeys(SEATS, 0),
-        piles=[],
+        face_up=[],
         notes={p: [_seen_note(n, p) for n in notes] for p in perspectives} if notes else {},
     )
 

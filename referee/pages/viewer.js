@@ -145,7 +145,7 @@
     const piles = document.getElementById("piles");
     piles.replaceChildren();
     const all = match.piles[step.hand] || [];
-    const shown = state.view === "all" ? all.slice(0, step.captured).map((p) => p.trick) : step.piles;
+    const shown = state.view === "all" ? all.slice(0, step.captured).map((p) => p.trick) : step.face_up;
     if (shown.length) piles.appendChild(el("h3", {}, "Captured piles face up"));
     for (const pile of all) {
       if (!shown.includes(pile.trick)) continue;

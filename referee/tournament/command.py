@@ -416,6 +416,9 @@ def _report(results: Path, sprt: Sprt | None, err: Console) -> None:
     except OSError as exc:
         err.print(f"no report: cannot write {escape(str(exc.filename))}: {exc.strerror}")
         return
+    except ValueError as exc:  # the results file changed under us, or a page would replace it
+        err.print(f"no report: {escape(str(exc))}")
+        return
     err.print(f"report: {escape(str(written.report))}")
     for row in written.without_page:
         err.print(f"  no page for {escape(row.result.match_id)}: {escape(str(row.why_no_page))}")

@@ -70,9 +70,8 @@ def wilson_interval(score: float, n: int, confidence: float = 0.95) -> tuple[flo
 
 
 def standings(names: list[str], results: list[MatchResult]) -> Standings:
-    """The standings over ``results``, taken in the plan's order (seed by seed, pairing by
-    pairing) so they never depend on the order in which parallel matches happened to finish."""
-    ordered = sorted(results, key=lambda result: (result.number, result.match_id))
+    """The standings over ``results``, taken in the plan's order (``in_plan_order``)."""
+    ordered = in_plan_order(results)
     model = PlackettLuce()
     ratings = {name: model.rating(name=name) for name in names}
     score: dict[str, float] = defaultdict(float)
@@ -132,6 +131,12 @@ def standings(names: list[str], results: list[MatchResult]) -> Standings:
     return Standings(table, h2h, h2h_n)
 
 
+def in_plan_order(results: list[MatchResult]) -> list[MatchResult]:
+    """Results in the plan's order (seed by seed, pairing by pairing), never in the order
+    parallel matches happened to finish."""
+    return sorted(results, key=lambda result: (result.number, result.match_id))
+
+
 def _rate(model: PlackettLuce, ratings: dict[str, Any], result: MatchResult) -> None:
     """Update the two entrants' ratings with one match (a match nobody won is a draw)."""
     a, b = result.first, result.second
@@ -147,7 +152,7 @@ def rating_history(names: list[str], results: list[MatchResult]) -> list[dict[st
     model = PlackettLuce()
     ratings = {name: model.rating(name=name) for name in names}
     history = []
-    for result in sorted(results, key=lambda result: (result.number, result.match_id)):
+    for result in in_plan_order(results):
         _rate(model, ratings, result)
         history.append({name: rating.mu for name, rating in ratings.items()})
     return history
