@@ -214,6 +214,13 @@ async def test_hostile_names_and_refused_lines_render_as_text(
     assert found["images"] == 0 and found["bold"] == 0
     assert HOSTILE_LINE.decode().rstrip("\n") in found["raws"]
     assert HOSTILE_NAME in found["names"]
+    # A name's text direction stays inside it (a right-to-left override cannot turn the
+    # referee's own words around it).
+    isolated = browser.execute_script(
+        "return [...document.querySelectorAll('.seat .name, #facts .name, #notes pre.raw')]"
+        ".map((e) => getComputedStyle(e).unicodeBidi)"
+    )
+    assert isolated and set(isolated) == {"isolate"}
     # The list of every refused answer links each to its step.
     noted_steps = [
         i for i, s in enumerate(data["steps"]) for _ in s.get("notes", {}).get("all", [])
@@ -241,10 +248,21 @@ async def test_the_address_keeps_the_position_and_autoplay_moves_on(
     while browser.execute_script("return location.hash") != f"#step={middle + 2}&view=B":
         assert time.monotonic() < deadline, browser.execute_script("return location.hash")
         time.sleep(0.02)
-    browser.execute_script("document.getElementById('speed').value = '0.25'")
+    # A link that names only a perspective keeps the position.
+    browser.execute_script("location.hash = '#view=C'")
+    deadline = time.monotonic() + 2
+    while browser.execute_script(READ_TABLE)["view"] != "C":
+        assert time.monotonic() < deadline, "the perspective did not follow the address"
+        time.sleep(0.02)
+    assert browser.execute_script(READ_TABLE)["step"] == middle + 2
+    # Choosing a speed gives the keys back to the match.
+    from selenium.webdriver.support.ui import Select
+
+    Select(browser.find_element("id", "speed")).select_by_value("0.25")
+    assert browser.execute_script("return document.activeElement.id") != "speed"
     press(browser, Keys.SPACE)
     deadline = time.monotonic() + 10
-    while browser.execute_script(READ_TABLE)["step"] < middle + 5:
+    while browser.execute_script(READ_TABLE)["step"] < middle + 6:
         assert time.monotonic() < deadline, "autoplay did not move on"
         time.sleep(0.05)
     press(browser, Keys.SPACE)
