@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rich.console import Console
 from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table as RichTable
 
 from referee.records import split_counts
@@ -37,3 +38,15 @@ def print_outcome(outcome: MatchOutcome, commands: dict[Seat, str]) -> None:
     if outcome.log:
         console.print(f"log: {escape(outcome.log)}")
     console.print(f"log digest: {outcome.log_digest}")
+
+
+def progress_bar(what: str, console: Console, transient: bool = False) -> Progress:
+    """The one progress bar of long work: what it counts, a bar, done of total, time left."""
+    return Progress(
+        TextColumn(f"[bold]{escape(what)}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=console,
+        transient=transient,
+    )

@@ -8,10 +8,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from referee.pages.page import PageError, write_page
 from referee.pages.report_page import MatchRow, match_pages, report_page
+from referee.report import progress_bar
 from referee.tournament.results import MatchResult, ResultsError, ResultsHeader, read_results
 from referee.tournament.standings import Sprt
 
@@ -40,14 +40,7 @@ def write_report(results: Path, out: Path | None, sprt: Sprt | None, err: Consol
     _check(header, matches, results)
     if sprt is not None and len(header.settings.entrants) != 2:
         raise ResultsError("--sprt compares exactly two entrants; this tournament has more")
-    progress = Progress(
-        TextColumn("[bold]match pages"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
-        console=err,
-        transient=True,
-    )
+    progress = progress_bar("match pages", err, transient=True)
     with progress:
         task = progress.add_task("pages", total=len(matches))
         rows = match_pages(matches, results, out.parent, lambda: progress.advance(task))

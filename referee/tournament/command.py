@@ -16,12 +16,12 @@ import msgspec
 from rich.console import Console, Group
 from rich.live import Live
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
 from referee.commands import problem
 from referee.errors import SandboxRefused
 from referee.files import private_directory
+from referee.report import progress_bar
 from referee.rules.deal import check_seed
 from referee.rules.tiles import SEATS
 from referee.sandbox.policy import plan as plan_sandbox
@@ -285,13 +285,7 @@ def run(options: Options) -> int:
     if decided():
         missing = []  # a resumed tournament the test has already decided plays no more
 
-    progress = Progress(
-        TextColumn("[bold]matches"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
-        console=err,
-    )
+    progress = progress_bar("matches", err)
     task = progress.add_task("matches", total=len(jobs), completed=len(results))
     shown = [0.0]
 
