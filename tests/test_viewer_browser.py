@@ -137,6 +137,15 @@ async def test_stepping_through_a_whole_match_with_the_keyboard_shows_the_log(
         if index + 1 < len(expected):
             press(browser, Keys.ARROW_RIGHT)
     press(browser, Keys.ARROW_RIGHT)  # past the end: it stays at the end
+    # During the bidding each seat shows what it bid.
+    first = next(r for r in run.records if isinstance(r, MoveRecord))
+    browser.get(url(page, "step=1&view=all"))
+    wait_ready(browser)
+    chip = browser.execute_script(
+        f"return document.querySelector('.seat[data-seat={first.seat}] .chip.bid').textContent"
+    )
+    assert chip == str(first.action)
+    press(browser, Keys.END)
     assert browser.execute_script(READ_TABLE)["step"] == len(expected) - 1
     press(browser, Keys.HOME)
     press(browser, Keys.ARROW_DOWN)  # the first complete trick

@@ -96,6 +96,8 @@
       who.appendChild(el("span", { class: "chip " + SIDE[seat] }, SIDE_NAME[SIDE[seat]]));
       if (step.dealer === seat) who.appendChild(el("span", { class: "chip dealer" }, "dealer"));
       if (step.declarer === seat) who.appendChild(el("span", { class: "chip declarer" }, "declarer"));
+      const bid = step.bids.filter(([bidder]) => bidder === seat).pop();
+      if (bid && !step.contract) who.appendChild(el("span", { class: "chip bid" }, bid[1]));
       box.appendChild(who);
       const tiles = el("div", { class: "tiles", "data-count": String(step.sizes[seat]) });
       if (hands[seat]) hands[seat].forEach((code) => tiles.appendChild(domino(code, false)));
@@ -203,6 +205,12 @@
       }
     });
     if (!list.children.length) list.appendChild(el("li", { class: "none" }, "none"));
+    // The same places as ticks on the slider.
+    const ticks = document.getElementById("note-ticks");
+    ticks.replaceChildren();
+    steps.forEach((step, i) => {
+      if (step.notes && (step.notes[state.view] || []).length) ticks.appendChild(el("option", { value: String(i) }));
+    });
   }
 
   function render() {
