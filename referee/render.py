@@ -79,9 +79,12 @@ def end_text(end: MatchEndRecord, everything: bool = True) -> str:
 
 
 def _end_line(end: MatchEndRecord, everything: bool = True) -> str:
+    # The game digest hashes the deals: with every played tile known, the few ways the
+    # unplayed tiles of a hand that ended early may lie could be tried against it.
+    digest = f"; game digest {end.game_digest}" if everything else ""
     return (
         f"Match over: {end_text(end, everything)}; {marks_text(end.marks)};"
-        f" {end.hands} hands; game digest {end.game_digest}"
+        f" {end.hands} hands{digest}"
     )
 
 

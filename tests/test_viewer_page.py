@@ -202,12 +202,13 @@ async def test_only_the_everything_page_holds_the_seed_and_how_a_forfeit_came(
         page = match_page(log, [only])
         assert str(seed) not in page, only  # the seed deals every hand
         assert data_of(page)["seed"] is None and "holds" not in data_of(page)["end"]
+        assert end.game_digest not in page  # it hashes the deals
         if only != "B":  # B reads its own refused answers, which say what it holds
             assert "holds" not in page, only
     # The text renderings of a seat's view and of the public record keep them out too.
     for text in (*(render.seat_lines(log, s) for s in ("A", "C", "D")), render.public_lines(log)):
         shown = "\n".join(text)
-        assert str(seed) not in shown and "holds" not in shown
+        assert str(seed) not in shown and "holds" not in shown and end.game_digest not in shown
 
 
 async def test_a_match_that_ended_before_any_deal_shows_no_hand(

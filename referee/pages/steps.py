@@ -11,8 +11,8 @@ The perspectives are the ones ``referee replay`` prints:
 
 Only the perspectives asked for are built, so a page made for one seat holds nothing else:
 no other seat's unplayed tile is in its data at all — nor the match seed (every deal follows
-from it), nor the details of how the match ended (a forfeit's names the tiles its seat held),
-which only the ``all`` data carries.
+from it), the digests (they hash the deals), or the details of how the match ended (a
+forfeit's names the tiles its seat held), which only the ``all`` data carries.
 """
 
 from __future__ import annotations
@@ -129,8 +129,10 @@ class MatchSteps(msgspec.Struct, frozen=True):
     end: str
     winner: Partnership | None
     marks: dict[Partnership, int]
-    game_digest: str
-    log_digest: str
+    #: Only with ``all``: each hashes the deals, so a reader who knows every played tile
+    #: could try the few ways the unplayed ones of a hand that ended early may lie.
+    game_digest: str | None
+    log_digest: str | None
     #: What ``referee replay --verify`` said of the log.
     verified: str
 
@@ -207,8 +209,8 @@ class _Builder:
             end=end_text,
             winner=end.winner,
             marks=dict(end.marks),
-            game_digest=end.game_digest,
-            log_digest=self.verified.log_digest,
+            game_digest=end.game_digest if everything else None,
+            log_digest=self.verified.log_digest if everything else None,
             verified=f"{self.verified.records} records, {self.verified.hands} hands, every"
             " one re-simulated from the seed; the chain is intact",
         )

@@ -326,8 +326,8 @@
       dd.appendChild(el("code", { class: "command" }, match.commands[seat]));
       facts.appendChild(dd);
     }
-    add("game digest", match.game_digest);
-    add("log digest", match.log_digest);
+    if (match.game_digest !== null) add("game digest", match.game_digest);  // only with every hand
+    if (match.log_digest !== null) add("log digest", match.log_digest);
     add("verified", match.verified);
   }
 
