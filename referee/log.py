@@ -18,7 +18,9 @@ answer and the next ``act``.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Final
@@ -99,10 +101,24 @@ class LogFile:
         return header
 
 
+#: Larger than any log a match can write (200 hands are a few MiB): a file this big is
+#: not one, and is not read into memory.
+MAX_LOG_BYTES: Final = 1 << 30
+
+
 def read_log(path: Path) -> LogFile:
-    """Read a replay log; a file that is not one raises ``LogError`` with one clear line."""
+    """Read a replay log; a file that is not one raises ``LogError`` with one clear line
+    (a pipe or a device is never read: it might never end)."""
     try:
-        data = path.read_bytes()
+        # Opened without waiting: opening a pipe would otherwise wait for a writer.
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        with os.fdopen(fd, "rb") as file:
+            info = os.fstat(file.fileno())
+            if not stat.S_ISREG(info.st_mode):
+                raise LogError(f"{path} is not a regular file: not a replay log")
+            if info.st_size > MAX_LOG_BYTES:
+                raise LogError(f"{path} is {info.st_size >> 20} MiB: too big for a replay log")
+            data = file.read(MAX_LOG_BYTES + 1)
     except OSError as exc:
         raise LogError(f"cannot read {path}: {exc.strerror or exc}") from None
     return parse_log(data, path)

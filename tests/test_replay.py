@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import random
 import re
 import shlex
@@ -996,6 +997,8 @@ def not_a_log(case: str, directory: Path, real_log: bytes) -> Path:
         path.write_bytes(forged(lines))
     elif case == "a directory":
         path.mkdir()
+    elif case == "a pipe nobody writes to":  # opening it for reading must not wait
+        os.mkfifo(path)
     else:
         assert case == "missing"
     return path
@@ -1009,6 +1012,7 @@ NOT_LOGS = [
     "a game record",
     "log_version 2",
     "a directory",
+    "a pipe nobody writes to",
     "missing",
 ]
 

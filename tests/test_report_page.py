@@ -102,8 +102,9 @@ def test_a_crafted_results_file_cannot_inject_markup(played: Path, tmp_path: Pat
         )
         for r in results
     ]
-    rows = match_pages(renamed, played, tmp_path)
-    page = report_page(msgspec.structs.replace(header, settings=settings), renamed, rows)
+    crafted = msgspec.structs.replace(header, settings=settings)
+    rows = match_pages(crafted, renamed, played, tmp_path / "r.html")
+    page = report_page(crafted, renamed, rows)
     assert "<img" not in page
     assert "&lt;img src=x onerror=&#34;alert(1)&#34;&gt;" in page
     missing = [row for row in rows if row.page is None]
@@ -115,14 +116,16 @@ def test_report_usage_mistakes_exit_2_in_one_line(played: Path, tmp_path: Path) 
     runner = CliRunner()
     not_results = tmp_path / "x.jsonl"
     not_results.write_text("{}\n")
-    for arguments in (
-        ["report", str(not_results)],
-        ["report", str(played), str(tmp_path / "r.html"), "--sprt", "0,100"],  # three entrants
-        ["report", str(played), "--sprt", "10,0"],
+    for arguments, said in (
+        (["report", str(not_results)], "not a results file"),
+        (["report", str(played), str(tmp_path / "r.html"), "--sprt", "0,100"], "two entrants"),
+        (["report", str(played), "--sprt", "10,0"], "ELO0 < ELO1"),
+        (["report", str(played), "--sprt", "0,100", "--alpha", "0.9", "--beta", "0.9"], "cross"),
     ):
         result = runner.invoke(app, arguments)
         assert result.exit_code == 2, result.output
         assert len(result.output.strip().splitlines()) == 1, result.output
+        assert said in result.output, result.output
 
 
 def test_rating_history_ends_where_the_standings_do(played: Path) -> None:
@@ -175,13 +178,13 @@ def test_links_are_urls_and_logs_are_found_beside_a_moved_results_file(
 
 
 def test_a_log_of_another_match_in_its_place_gets_no_page(played: Path, tmp_path: Path) -> None:
-    _, results = read_results(played)
+    header, results = read_results(played)
     first, second = results[0], results[1]
     swapped = msgspec.structs.replace(first, log=second.log)  # the log is there, but not its own
-    rows = match_pages([swapped], played, tmp_path)
+    rows = match_pages(header, [swapped], played, tmp_path / "r.html")
     assert rows[0].page is None and "another match's log" in (rows[0].why_no_page or "")
     nowhere = msgspec.structs.replace(first, log="")
-    rows = match_pages([nowhere], played, tmp_path)
+    rows = match_pages(header, [nowhere], played, tmp_path / "r.html")
     assert rows[0].page is None and "no log path" in (rows[0].why_no_page or "")
 
 
@@ -211,11 +214,56 @@ def test_the_report_never_replaces_its_results_and_says_which_file_it_could_not_
     assert str(tmp_path / "no") in nowhere.output and ".tmp" not in nowhere.output
 
 
-def test_a_page_that_cannot_be_written_says_so(played: Path, tmp_path: Path) -> None:
-    _, results = read_results(played)
+def test_a_page_never_replaces_a_file_that_is_not_a_viewer_page(
+    played: Path, tmp_path: Path
+) -> None:
+    header, results = read_results(played)
     first = results[0]
     log = tmp_path / Path(first.log).name
     log.write_bytes(Path(first.log).read_bytes())
-    log.with_suffix(".html").mkdir()  # a folder where the page would go
-    rows = match_pages([msgspec.structs.replace(first, log=str(log))], played, tmp_path)
-    assert rows[0].page is None and "the page cannot be written" in (rows[0].why_no_page or "")
+    moved = msgspec.structs.replace(first, log=str(log))
+    notes = log.with_suffix(".html")
+    notes.write_text("precious notes")  # someone's file where the page would go
+    rows = match_pages(header, [moved], played, tmp_path / "r.html")
+    assert rows[0].page is None and "is not a viewer page" in (rows[0].why_no_page or "")
+    assert notes.read_text() == "precious notes"
+    notes.unlink()
+    rows = match_pages(header, [moved], played, tmp_path / "r.html")  # a page of ours: again
+    assert rows[0].page is not None
+    rows = match_pages(header, [moved], played, tmp_path / "r.html")
+    assert rows[0].page is not None and notes.read_text().startswith("<!doctype html>")
+
+
+def test_a_results_line_that_disagrees_with_its_log_is_flagged(
+    played: Path, tmp_path: Path
+) -> None:
+    """An edited results file cannot borrow a verified log's "watch" link: who won, the
+    marks, and who sat where are checked against the log, and the report says so."""
+    header, results = read_results(played)
+    first = results[0]
+    loser = first.second if first.winner == first.first else first.first
+    edits = {
+        "the winner": {"winner": loser, "winner_side": "BD" if first.winner_side == "AC" else "AC"},
+        "the marks": {
+            "marks": {"AC": 7, "BD": 0} if first.marks["AC"] != 7 else {"AC": 0, "BD": 7}
+        },
+    }
+    for what, changes in edits.items():
+        edited = msgspec.structs.replace(first, **changes)  # type: ignore[arg-type]
+        [row] = match_pages(header, [edited], played, tmp_path / "r.html")
+        assert row.page is None and row.disagrees and what in (row.why_no_page or ""), what
+        page = report_page(header, [edited, *results[1:]], [row])
+        assert "disagree" in page
+    # An entrant whose program is not the one that sat in its seats (the entrants here all
+    # run the same program, so only a changed command can show it).
+    entrants = [
+        msgspec.structs.replace(e, command=e.command + " --other") if e.name == first.second else e
+        for e in header.settings.entrants
+    ]
+    other = msgspec.structs.replace(
+        header, settings=msgspec.structs.replace(header.settings, entrants=entrants)
+    )
+    [row] = match_pages(other, [first], played, tmp_path / "r.html")
+    assert row.disagrees and "who sat where" in (row.why_no_page or "")
+    [row] = match_pages(header, [first], played, tmp_path / "r.html")
+    assert not row.disagrees and row.page is not None

@@ -73,6 +73,10 @@ async def test_a_seats_page_holds_no_other_seats_dealt_tile_until_played(
     for seat in ("A", "B", "C", "D"):
         data = data_of(match_page(log, [seat]))
         assert data["perspectives"] == [seat]
+        # How long another seat took would tell how many tiles it could play: its own only.
+        assert set(data["times"]) == {seat}
+        assert all(step.get("ms") is None for step in data["steps"] if step.get("seat") != seat)
+        assert any(step.get("ms") is not None for step in data["steps"] if step.get("seat") == seat)
         for step in data["steps"]:
             assert set(step["hands"]) == {seat}
             others = {

@@ -43,7 +43,7 @@ def write_report(results: Path, out: Path | None, sprt: Sprt | None, err: Consol
     progress = progress_bar("match pages", err, transient=True)
     with progress:
         task = progress.add_task("pages", total=len(matches))
-        rows = match_pages(matches, results, out.parent, lambda: progress.advance(task))
+        rows = match_pages(header, matches, results, out, lambda: progress.advance(task))
     write_page(out, report_page(header, matches, rows, sprt), source=results)
     return Written(out, len(matches), [row for row in rows if row.page is None])
 

@@ -13,11 +13,11 @@ from pathlib import Path
 from urllib.parse import quote
 
 from referee.errors import LogError, VerificationError
-from referee.log import read_log
+from referee.log import LogFile, read_log
 from referee.pages.match_page import match_page
 from referee.pages.page import PageError, page, write_page
 from referee.pages.plots import intervals, lines
-from referee.records import split_counts
+from referee.records import MatchEndRecord, split_counts
 from referee.tournament.plan import pairings
 from referee.tournament.results import MatchResult, ResultsHeader
 from referee.tournament.standings import (
@@ -37,61 +37,111 @@ class MatchRow:
     page: str | None
     why_no_page: str | None
     faults: str
+    #: The results line says otherwise than its verified log: the file was edited.
+    disagrees: bool = False
 
 
 def match_pages(
+    header: ResultsHeader,
     results: list[MatchResult],
     results_file: Path,
-    relative_to: Path,
+    report: Path,
     progress: Callable[[], None] = lambda: None,
 ) -> list[MatchRow]:
     """Write each match's viewer page beside its log (``LOG.html``, as ``replay --html``
-    does), linked relative to ``relative_to``. A log that cannot be found, does not verify,
-    or is not the match's (its digest differs from the result's) gets no page, and its row
-    says why."""
+    does), linked relative to the ``report``. A match whose log cannot be found, does not
+    verify or says otherwise than its results line gets no page, and its row says why. A
+    page never replaces the results, the report, or a file that is not a viewer page."""
+    keep = {results_file.resolve(), report.resolve()}
+    commands = {entrant.name: entrant.command for entrant in header.settings.entrants}
     rows = []
     for result in in_plan_order(results):
-        counted, _ = split_counts(result.faults)
-        faults = "; ".join(
-            f"{seat}: " + ", ".join(f"{kind} {n}" for kind, n in reasons.items())
-            for seat, reasons in counted.items()
-            if reasons
-        )
-        link, why = None, None
-        try:
-            log_path = find_log(result, results_file)
-            log = read_log(log_path)
-            if log.head != result.log_digest:
-                raise LogError(f"{log_path} is another match's log (its digest differs)")
-            page = match_page(log)
-        except (OSError, LogError, ValueError) as exc:
-            why = f"the log cannot be read: {exc}"
-        except VerificationError as exc:
-            why = f"the log does not verify: {exc}"
-        else:
-            target = log_path.with_name(log_path.stem + ".html")
-            try:
-                write_page(target, page, source=log_path)
-                link = "./" + quote(Path(os.path.relpath(target, relative_to)).as_posix())
-            except (OSError, PageError) as exc:
-                why = f"the page cannot be written: {exc}"
-        rows.append(MatchRow(result, link, why, faults))
+        rows.append(_row(result, results_file, report.parent, keep, commands))
         progress()
     return rows
 
 
-def find_log(result: MatchResult, results_file: Path) -> Path:
-    """Where a result's log is: its path as recorded (relative to where the tournament ran),
-    else in the results file's folder or its ``logs/`` (a tournament moved or reported from
-    elsewhere). The caller checks the digest, so a wrong guess is never shown as this match."""
+def _row(
+    result: MatchResult,
+    results_file: Path,
+    folder: Path,
+    keep: set[Path],
+    commands: dict[str, str],
+) -> MatchRow:
+    counted, _ = split_counts(result.faults)
+    faults = "; ".join(
+        f"{seat}: " + ", ".join(f"{kind} {n}" for kind, n in reasons.items())
+        for seat, reasons in counted.items()
+        if reasons
+    )
+    try:
+        log_path, log = own_log(result, results_file)
+        page = match_page(log)
+    except (OSError, LogError, ValueError) as exc:
+        return MatchRow(result, None, f"the log cannot be read: {exc}", faults)
+    except VerificationError as exc:
+        return MatchRow(result, None, f"the log does not verify: {exc}", faults)
+    if differs := disagreement(result, log, commands):
+        return MatchRow(result, None, f"this line disagrees with its log: {differs}", faults, True)
+    target = log_path.with_name(log_path.stem + ".html")
+    if target.resolve() in keep:
+        return MatchRow(result, None, f"its page {target} would replace the results", faults)
+    if target.exists() and not (target.is_file() and _is_viewer_page(target)):
+        return MatchRow(result, None, f"{target} is there and is not a viewer page", faults)
+    try:
+        write_page(target, page, source=log_path)
+    except (OSError, PageError) as exc:
+        return MatchRow(result, None, f"the page cannot be written: {exc}", faults)
+    link = "./" + quote(Path(os.path.relpath(target, folder)).as_posix())
+    return MatchRow(result, link, None, faults)
+
+
+def own_log(result: MatchResult, results_file: Path) -> tuple[Path, LogFile]:
+    """A result's log: at its path as recorded (relative to where the tournament ran), else
+    in the results file's folder or its ``logs/`` (a tournament moved, or reported from
+    elsewhere) — the first whose digest is the result's, so no other log stands in for it."""
     recorded = Path(result.log)
     if not recorded.name:
         raise ValueError(f"match {result.match_id}: no log path recorded")
     folder = results_file.parent
+    found = []
     for candidate in (recorded, folder / recorded.name, folder / "logs" / recorded.name):
         if candidate.is_file():
-            return candidate
+            log = read_log(candidate)
+            if log.head == result.log_digest:
+                return candidate, log
+            found.append(str(candidate))
+    if found:
+        raise LogError(f"{', '.join(found)}: another match's log (its digest differs)")
     raise FileNotFoundError(f"{recorded} is not there, nor beside {results_file}")
+
+
+def disagreement(result: MatchResult, log: LogFile, commands: dict[str, str]) -> str:
+    """What a results line says otherwise than its (verified) log, or "": who won, how, and
+    which entrant's program sat where (``commands``: each entrant's, from the settings)."""
+    end, header = log.records[-1], log.header
+    assert isinstance(end, MatchEndRecord)
+    sides = [commands.get(result.first), commands.get(result.second)]
+    pairs = {
+        "who sat where": (sides * 2, [header.bots[seat] for seat in ("A", "B", "C", "D")]),
+        "the winner": (result.winner_side, end.winner),
+        "the marks": (result.marks, end.marks),
+        "the hands": (result.hands, end.hands),
+        "the end": (result.end, end.end),
+        "the game digest": (result.game_digest, end.game_digest),
+        "the seed": (result.seed, header.seed),
+    }
+    return ", ".join(what for what, (said, logged) in pairs.items() if said != logged)
+
+
+def _is_viewer_page(path: Path) -> bool:
+    """Whether ``path`` is a page this referee wrote (so it may be written again)."""
+    try:
+        with path.open("rb") as file:
+            head = file.read(1024)
+    except OSError:
+        return False
+    return head.startswith(b"<!doctype html>") and b"<title>Texas 42" in head
 
 
 def report_page(
@@ -147,4 +197,5 @@ def report_page(
         rating_plot=rating_plot,
         sprt=sprt_view,
         rows=rows,
+        disagreeing=sum(row.disagrees for row in rows),
     )

@@ -11,8 +11,9 @@ The perspectives are the ones ``referee replay`` prints:
 
 Only the perspectives asked for are built, so a page made for one seat holds nothing else:
 no other seat's unplayed tile is in its data at all — nor the match seed (every deal follows
-from it), the digests (they hash the deals), or the details of how the match ended (a
-forfeit's names the tiles its seat held), which only the ``all`` data carries.
+from it), the digests (they hash the deals), the details of how the match ended (a
+forfeit's names the tiles its seat held), or how long other seats took to answer (a bot that
+thinks longer with more choices tells how many it had), which only the ``all`` data carries.
 """
 
 from __future__ import annotations
@@ -189,6 +190,8 @@ class _Builder:
             elif isinstance(record, MoveRecord):
                 ms = record.timing.latency_ms if record.timing else None
                 ms = None if ms is None else round(ms, 1)
+                if not self._may_time(record.seat):
+                    ms = None
                 if ms is not None and not record.forced:
                     times[record.seat].append(ms)
                 self._move(record, ms)
@@ -205,7 +208,11 @@ class _Builder:
             perspectives=list(self.perspectives),
             steps=self.steps,
             piles=self.piles,
-            times={seat: _times(values) for seat, values in times.items() if values},
+            times={
+                seat: _times(values)
+                for seat, values in times.items()
+                if values and self._may_time(seat)
+            },
             end=end_text,
             winner=end.winner,
             marks=dict(end.marks),
@@ -214,6 +221,11 @@ class _Builder:
             verified=f"{self.verified.records} records, {self.verified.hands} hands, every"
             " one re-simulated from the seed; the chain is intact",
         )
+
+    def _may_time(self, seat: Seat) -> bool:
+        """How long a seat took is for ``all`` and for that seat alone: a bot that thinks
+        longer with more choices would tell how many tiles it could play."""
+        return "all" in self.perspectives or seat in self.perspectives
 
     def _move(self, record: MoveRecord, ms: float | None) -> None:
         action = record.action

@@ -239,8 +239,10 @@ def sprt_of(text: str | None, alpha: float, beta: float, entrants: int | None) -
         raise TournamentError(f"--sprt {text!r}: write ELO0,ELO1, e.g. 0,10") from None
     if not (math.isfinite(elo0) and math.isfinite(elo1)) or not elo0 < elo1:
         raise TournamentError("--sprt needs finite ELO0 < ELO1, e.g. 0,10")
-    if not 0 < alpha < 1 or not 0 < beta < 1:
-        raise TournamentError("--sprt needs ELO0 < ELO1 and 0 < alpha, beta < 1")
+    if not 0 < alpha < 1 or not 0 < beta < 1 or alpha + beta >= 1:
+        raise TournamentError(
+            "--sprt needs 0 < alpha, beta and alpha + beta < 1 (else its bounds cross)"
+        )
     return Sprt(elo0, elo1, alpha, beta)
 
 
