@@ -670,6 +670,16 @@ class Table:
                     winner=outcome.winner,
                     marks=outcome.marks,
                     reason=outcome.end,
-                    detail=outcome.detail,
+                    detail=told_detail(outcome, seat),
                 )
                 nursery.start_soon(tell, seat, self._take_outbox(seat) + encode_line(message))
+
+
+def told_detail(outcome: MatchOutcome, seat: Seat) -> str:
+    """The ``match_end`` detail ``seat`` is sent: a forfeit's in full only to the seat that
+    forfeited — its fault may quote a refused answer that names the tiles it held — and to
+    the others only who forfeited and why (the log keeps every word)."""
+    forfeit = outcome.forfeit
+    if forfeit is None or forfeit.seat == seat:
+        return outcome.detail
+    return f"{forfeit.seat} forfeits: {forfeit.reason}"

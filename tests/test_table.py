@@ -58,6 +58,7 @@ from referee.records import (
 )
 from referee.rules import LEFT_OF, PARTNERSHIP_OF, SEATS, Bid, Move, Play, Seat, Tile, first_dealer
 from referee.rules.tiles import OPPONENTS_OF
+from referee.table import told_detail
 
 NO_FAULTS: dict[Seat, dict[str, int]] = {seat: {} for seat in SEATS}
 
@@ -134,7 +135,7 @@ def check_run(run: MatchRun) -> None:
             assert bot.match_end.winner == outcome.winner
             assert bot.match_end.marks == outcome.marks
             assert bot.match_end.reason == outcome.end
-            assert bot.match_end.detail == outcome.detail
+            assert bot.match_end.detail == told_detail(outcome, bot.seat)  # type: ignore[arg-type]
 
 
 def moves_of(run: MatchRun, seat: Seat) -> list[MoveRecord]:
@@ -1013,3 +1014,22 @@ async def test_a_bot_that_exits_after_the_winning_hand_does_not_undo_the_win(
     assert run.outcome.marks == clean.outcome.marks
     assert run.outcome.forfeit is None
     check_run(run)
+
+
+async def test_only_the_forfeiting_seat_is_told_what_its_refused_answers_said(
+    autojump_clock: trio.abc.Clock,
+) -> None:
+    """A forfeit's detail can quote a refused play, which names tiles the seat held: the other
+    bots are told who forfeited and why, the log keeps every word."""
+    from viewer_logs import forfeit_match
+
+    run = await forfeit_match()
+    assert run.outcome.forfeit is not None and run.outcome.forfeit.seat == "B"
+    assert "holds" in run.outcome.detail
+    for seat, bot in run.bots.items():
+        assert bot.match_end is not None
+        if seat == "B":
+            assert bot.match_end.detail == run.outcome.detail
+        else:
+            assert bot.match_end.detail == f"B forfeits: {run.outcome.forfeit.reason}"
+            assert "holds" not in bot.match_end.detail
