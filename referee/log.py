@@ -112,15 +112,20 @@ def read_log(path: Path) -> LogFile:
     try:
         # Opened without waiting: opening a pipe would otherwise wait for a writer.
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-        with os.fdopen(fd, "rb") as file:
-            info = os.fstat(file.fileno())
-            if not stat.S_ISREG(info.st_mode):
-                raise LogError(f"{path} is not a regular file: not a replay log")
-            if info.st_size > MAX_LOG_BYTES:
-                raise LogError(f"{path} is {info.st_size >> 20} MiB: too big for a replay log")
+    except OSError as exc:
+        raise LogError(f"cannot read {path}: {exc.strerror or exc}") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise LogError(f"{path} is not a regular file: not a replay log")
+        if info.st_size > MAX_LOG_BYTES:
+            raise LogError(f"{path} is {info.st_size >> 20} MiB: too big for a replay log")
+        with open(fd, "rb", closefd=False) as file:
             data = file.read(MAX_LOG_BYTES + 1)
     except OSError as exc:
         raise LogError(f"cannot read {path}: {exc.strerror or exc}") from None
+    finally:
+        os.close(fd)  # on every path: a test process that reads many files keeps none open
     return parse_log(data, path)
 
 

@@ -1022,8 +1022,11 @@ async def test_a_file_that_is_not_a_log_is_one_clear_log_error(
     case: str, tmp_path: Path, autojump_clock: trio.abc.Clock
 ) -> None:
     path = not_a_log(case, tmp_path, (await random_match(1)).log)
+    open_before = set(os.listdir("/proc/self/fd"))
     with pytest.raises(LogError) as caught:
         read_log(path)
+    # Nothing is left open (a directory's descriptor once was, and a hostile bot test found it).
+    assert set(os.listdir("/proc/self/fd")) <= open_before
     message = str(caught.value)
     assert "\n" not in message
     assert str(path) in message
