@@ -579,13 +579,13 @@ def replay_command(
 
 
 def _write_page(replay_log: LogFile, out: Path | None, only: str | None) -> None:
-    from referee.pages.match_page import match_page
+    from referee.pages.match_page import match_page, page_path
     from referee.pages.page import PageError, write_page
     from referee.pages.steps import PERSPECTIVES
 
     path = replay_log.path
     if out is None:
-        out = path.with_name(path.stem + (f".{only}" if only else "") + ".html")
+        out = page_path(path, only)
     chosen = [p for p in PERSPECTIVES if only is None or p == only]
     text = match_page(replay_log, chosen)
     try:
@@ -899,8 +899,8 @@ def _said_report(written: Written, json_output: bool) -> None:
         typer.echo(msgspec.json.encode(document).decode())
         return
     typer.echo(f"wrote {written.report} ({written.matches} matches): open it in a browser")
-    for row in written.without_page:
-        typer.echo(f"  no page for {row.result.match_id}: {row.why_no_page}", err=True)
+    for line in written.missing_lines():
+        typer.echo(line, err=True)
 
 
 @bench_app.command("engine")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
@@ -11,6 +13,11 @@ from referee.records import split_counts
 from referee.rules.contract import side_name
 from referee.rules.tiles import PARTNERSHIP_OF, SEATS, Seat
 from referee.table import MatchOutcome
+
+
+def counts_text(counts: Mapping[str, int]) -> str:
+    """Counts by kind in words: ``timeout 2, crashed 1`` ("" for none)."""
+    return ", ".join(f"{kind} {n}" for kind, n in counts.items())
 
 
 def print_outcome(outcome: MatchOutcome, commands: dict[Seat, str]) -> None:
@@ -26,8 +33,8 @@ def print_outcome(outcome: MatchOutcome, commands: dict[Seat, str]) -> None:
             side_name(PARTNERSHIP_OF[seat]),
             escape(outcome.names[seat]) or "(not ready)",
             escape(commands[seat]),
-            ", ".join(f"{kind} {n}" for kind, n in faults[seat].items()) or "—",
-            ", ".join(f"{kind} {n}" for kind, n in refused[seat].items()) or "—",
+            counts_text(faults[seat]) or "—",
+            counts_text(refused[seat]) or "—",
         )
     console.print(seats)
     marks = f"A+C {outcome.marks['AC']}, B+D {outcome.marks['BD']}"

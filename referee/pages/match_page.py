@@ -4,6 +4,7 @@ rebuilds (``steps``), for the perspectives asked for."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from pathlib import Path
 
 from referee.log import LogFile
 from referee.pages.page import embedded_json, page
@@ -17,3 +18,9 @@ def match_page(log: LogFile, perspectives: Iterable[Perspective] = PERSPECTIVES)
     steps = build(log, verify(log), perspectives)
     seed = f"seed {steps.seed}: " if steps.seed is not None else ""  # only with every hand
     return page("viewer", title=f"Texas 42 — {seed}{steps.end}", data=embedded_json(steps))
+
+
+def page_path(log: Path, only: str | None = None) -> Path:
+    """Where a log's page goes unless told: beside it, ``LOG.html`` (every perspective) or
+    ``LOG.X.html`` for one (``LOG.B.html``, ``LOG.public.html``)."""
+    return log.with_name(log.stem + (f".{only}" if only else "") + ".html")

@@ -24,6 +24,12 @@ class Written:
     matches: int
     without_page: list[MatchRow]
 
+    def missing_lines(self) -> list[str]:
+        """A line for each match that got no page, saying why."""
+        return [
+            f"  no page for {row.result.match_id}: {row.why_no_page}" for row in self.without_page
+        ]
+
 
 def write_report(results: Path, out: Path | None, sprt: Sprt | None, err: Console) -> Written:
     """Write the report of ``results`` to ``out`` (default: ``report.html`` beside it).

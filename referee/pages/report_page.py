@@ -14,10 +14,11 @@ from urllib.parse import quote
 
 from referee.errors import LogError, VerificationError
 from referee.log import LogFile, read_log
-from referee.pages.match_page import match_page
+from referee.pages.match_page import match_page, page_path
 from referee.pages.page import PageError, page, write_page
 from referee.pages.plots import intervals, lines
 from referee.records import MatchEndRecord, split_counts
+from referee.report import counts_text
 from referee.tournament.plan import pairings
 from referee.tournament.results import MatchResult, ResultsHeader
 from referee.tournament.standings import (
@@ -70,9 +71,7 @@ def _row(
 ) -> MatchRow:
     counted, _ = split_counts(result.faults)
     faults = "; ".join(
-        f"{seat}: " + ", ".join(f"{kind} {n}" for kind, n in reasons.items())
-        for seat, reasons in counted.items()
-        if reasons
+        f"{seat}: {counts_text(reasons)}" for seat, reasons in counted.items() if reasons
     )
     try:
         log_path, log = own_log(result, results_file)
@@ -83,7 +82,7 @@ def _row(
         return MatchRow(result, None, f"the log does not verify: {exc}", faults)
     if differs := disagreement(result, log, commands):
         return MatchRow(result, None, f"this line disagrees with its log: {differs}", faults, True)
-    target = log_path.with_name(log_path.stem + ".html")
+    target = page_path(log_path)
     if target.resolve() in keep:
         return MatchRow(result, None, f"its page {target} would replace the results", faults)
     if target.exists() and not (target.is_file() and _is_viewer_page(target)):
@@ -189,9 +188,7 @@ def report_page(
         header=header,
         names=names,
         table=table,
-        planned=2
-        * header.settings.seeds
-        * len(pairings(header.settings.entrants, header.settings.format)),
+        planned=2 * settings.seeds * len(pairings(settings.entrants, settings.format)),
         played=len(results),
         rate_plot=rate_plot,
         rating_plot=rating_plot,

@@ -35,7 +35,6 @@ from referee.records import (
     MoveRecord,
     RejectedRecord,
 )
-from referee.render import result_text
 from referee.rules import DeclareTrump, Hand, HandEnded, Match, Play, TrickTaken
 from referee.rules.contract import side_name
 from referee.rules.tiles import SEATS, Partnership, Seat, Tile
@@ -257,7 +256,7 @@ class _Builder:
                     Pile(event.trick, event.side, event.points, [code(t) for t in pile.tiles])
                 )
             elif isinstance(event, HandEnded):
-                result = result_text(event.result)
+                result = render.result_text(event.result)
         self._step(
             kind, text, hand=hand, seat=record.seat, taken=taken, winner=winner,
             result=result, forced=record.forced, ms=ms,
@@ -296,9 +295,7 @@ class _Builder:
                 sizes=dict(public.hand_sizes),
                 face_up=[pile.trick for pile in public.piles],
                 captured=len(shown.piles),
-                notes={p: [_seen_note(n, p) for n in notes] for p in self.perspectives}
-                if notes
-                else {},
+                notes=_notes_seen(notes, self.perspectives),
                 seat=seat,
                 contract=str(contract) if contract is not None else None,
                 declarer=contract.declarer if contract is not None else None,
@@ -331,7 +328,7 @@ def _undealt(
         hands={p: {} for p in perspectives},
         sizes=dict.fromkeys(SEATS, 0),
         face_up=[],
-        notes={p: [_seen_note(n, p) for n in notes] for p in perspectives} if notes else {},
+        notes=_notes_seen(notes, perspectives),
     )
 
 
@@ -342,6 +339,13 @@ def _hands(perspective: Perspective, hand: Hand) -> dict[Seat, list[int]]:
     if perspective == "public":
         return {}
     return {perspective: [code(t) for t in hand.view(perspective).hand]}
+
+
+def _notes_seen(
+    notes: list[Note], perspectives: tuple[Perspective, ...]
+) -> dict[Perspective, list[Note]]:
+    """Per perspective, the step's notes as it may read them (none: an empty map)."""
+    return {p: [_seen_note(n, p) for n in notes] for p in perspectives} if notes else {}
 
 
 def _seen_note(note: Note, perspective: Perspective) -> Note:

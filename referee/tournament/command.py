@@ -416,8 +416,8 @@ def _report(results: Path, sprt: Sprt | None, err: Console) -> None:
         err.print(f"no report: {escape(str(exc))}")
         return
     err.print(f"report: {escape(str(written.report))}")
-    for row in written.without_page:
-        err.print(f"  no page for {escape(row.result.match_id)}: {escape(str(row.why_no_page))}")
+    for line in written.missing_lines():
+        err.print(escape(line))
 
 
 def _standings_table(table: Standings, live: bool) -> Table:
