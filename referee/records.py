@@ -90,6 +90,12 @@ class Forfeit(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     detail: str
 
 
+def public_detail(detail: str, forfeit: Forfeit | None) -> str:
+    """A match end's detail as every seat may read it: a forfeit's only says who and why —
+    its full text can quote a refused play, which names tiles the seat held."""
+    return detail if forfeit is None else f"{forfeit.seat} forfeits: {forfeit.reason}"
+
+
 class GameForfeit(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """A forfeit as game content: the seat and the reason code, without the free text (whose
     wording can depend on timing or library versions)."""

@@ -25,6 +25,7 @@ from referee.records import (
     MoveRecord,
     RejectedRecord,
     TrickRecord,
+    public_detail,
 )
 from referee.rules import Acted, DeclareTrump, HandEnded, HandStarted, Match, Play, TrickTaken
 from referee.rules.actions import counted
@@ -68,14 +69,11 @@ def _header_lines(header: Header, readies: dict[Seat, BotReady]) -> Iterator[str
 
 
 def end_text(end: MatchEndRecord, everything: bool = True) -> str:
-    """Who won and why. Only for the whole match (``everything``) the details of a forfeit
-    or an error: they may quote a refused answer or name the tiles the seat held, which a
-    seat's or the public rendering must not show."""
+    """Who won and why; a forfeit's details only for the whole match (``everything``), as
+    ``public_detail`` says, never in a seat's or the public rendering."""
     winner = side_name(end.winner) if end.winner else "nobody"
-    if everything or end.end in ("marks", "max_hands"):
-        return f"{winner} wins ({end.end}: {end.detail})"
-    forfeit = f": {end.forfeit.seat} {end.forfeit.reason}" if end.forfeit else ""
-    return f"{winner} wins ({end.end}{forfeit})"
+    detail = end.detail if everything else public_detail(end.detail, end.forfeit)
+    return f"{winner} wins ({end.end}: {detail})"
 
 
 def _end_line(end: MatchEndRecord, everything: bool = True) -> str:

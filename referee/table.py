@@ -69,6 +69,7 @@ from referee.records import (
     Timing,
     TrickRecord,
     game_digest,
+    public_detail,
 )
 from referee.rules import Action, HandEnded, HandStarted, Match, MatchEnded, TrickTaken
 from referee.rules.contract import side_name
@@ -680,6 +681,6 @@ def told_detail(outcome: MatchOutcome, seat: Seat) -> str:
     forfeited — its fault may quote a refused answer that names the tiles it held — and to
     the others only who forfeited and why (the log keeps every word)."""
     forfeit = outcome.forfeit
-    if forfeit is None or forfeit.seat == seat:
+    if forfeit is not None and forfeit.seat == seat:
         return outcome.detail
-    return f"{forfeit.seat} forfeits: {forfeit.reason}"
+    return public_detail(outcome.detail, forfeit)
