@@ -1,9 +1,11 @@
-"""The scripted conversations and the match, and ``check_bot`` that runs them all.
+"""The scripted conversations and the matches, and ``check_bot`` that runs them all.
 
-Each scripted conversation is a new process of the bot (so one failure does not hide the
-next), sandboxed exactly as a match seat is (``sandbox.policy.plan`` and ``MatchJails``).
-A conversation stops at the bot's first fault and says what the bot did. The conversations
-run one after another, so a decision's time is the bot's alone.
+Each scripted conversation is a new process of the bot in seat A (so one failure does not
+hide the next), sandboxed exactly as a match seat is (``sandbox.policy.plan`` and
+``MatchJails``). A conversation stops at the bot's first fault and says what the bot did.
+The whole matches seat the bot in every seat, A to D: a bot that breaks only in C forfeits
+its first real match from there. Everything runs one thing after another, so a decision's
+time is the bot's alone.
 """
 
 from __future__ import annotations
@@ -34,16 +36,26 @@ from referee.table import MatchOutcome
 
 from . import script as scripts
 from .opponents import play_among_random_bots
-from .report import CHECKS, SPECS, Check, CheckReport, DecisionTimes, Status
+from .report import (
+    CHECKS,
+    SPECS,
+    Check,
+    CheckReport,
+    DecisionTimes,
+    SeatCheck,
+    Status,
+    seat_letters,
+    seats_text,
+)
 from .script import SEAT, Script, extended, first_legal, future_fields, unknown_event
 from .session import Answer, Findings, Session, cut, percentile, started
 
 #: Seconds a bot has to exit after ``match_end`` and the end of its input.
 EXIT_LIMIT: Final = 2.0
-#: The bundled bot in the other seats of the match.
+#: The bundled bot in the other seats of each ``match``.
 RANDOM_BOT: Final = shlex.join([sys.executable, str(BUNDLED_BOTS / "random_bot.py")])
-#: The seat of a ``many`` bot's second match (its first is in ``SEAT``): the other side too.
-SECOND_SEAT: Final[Seat] = "B"
+#: Ordinals for a ``many`` bot's hellos: one a match, and a match in each seat.
+_NTH: Final = ("first", "second", "third", "fourth")
 #: The checks that play whole matches, which ``match=False`` (``--no-match``) leaves out.
 WHOLE_MATCHES: Final = frozenset({"matches", "match"})
 
@@ -52,6 +64,8 @@ WHOLE_MATCHES: Final = frozenset({"matches", "match"})
 class Verdict:
     status: Status
     detail: str
+    #: Seat by seat, for a check that plays the bot in every seat.
+    seats: tuple[SeatCheck, ...] = ()
 
 
 class Stop(Exception):
@@ -160,7 +174,7 @@ def _fix(advice: str, verdict: Verdict) -> str:
     exit with status 0 was the bot's own idea: the advice says what it should have done)."""
     if verdict.status != "failed":
         return ""
-    if re.search(r"exited with status [1-9]", verdict.detail) or "killed by" in verdict.detail:
+    if re.search(r"exit(ed with)? status [1-9]", verdict.detail) or "killed by" in verdict.detail:
         return f"The bot exited here: its stderr (in the detail) says why. {advice}"
     return advice
 
@@ -370,16 +384,36 @@ def _trouble(outcome: MatchOutcome, seat: Seat) -> str | None:
     return None
 
 
-async def two_matches(session: Session, context: Context) -> Verdict:
-    """Match 1 in ``SEAT``, then a second ``hello`` for ``SECOND_SEAT`` and match 2, in one
-    process, each at a real table among random bots; then the end of its input. Between the
-    two, as a tournament does, whatever the bot wrote is dropped unread."""
+def _by_seat(seats: list[SeatCheck], passed: str = "") -> Verdict:
+    """A check's verdict from its seats': failed when one failed, each seat on a line of its
+    own under a first line that names the seats that failed (``passed`` when none did)."""
+    failed = [check.seat for check in seats if check.status == "failed"]
+    lines = [f"seat {check.seat}: {check.detail}" for check in seats]
+    if not failed:
+        return Verdict("passed", "\n".join([passed, *lines]), tuple(seats))
+    others = [
+        f"{words} in {seat_letters(found)}"
+        for status, words in (("passed", "passed"), ("skipped", "not played"))
+        if (found := [check.seat for check in seats if check.status == status])
+    ]
+    head = f"failed in {seats_text(failed)}" + (f" ({'; '.join(others)})" if others else "")
+    return Verdict("failed", "\n".join([head, *lines]), tuple(seats))
+
+
+async def seat_matches(session: Session, context: Context) -> Verdict:
+    """One match in each seat, A to D, in one process, each after its own ``hello`` at a
+    real table among random bots; then the end of its input. Between matches, as a
+    tournament does, whatever the bot wrote is dropped unread. A match that fails ends the
+    check (a tournament would not keep the process), and so does a later ``ready`` that says
+    ``one`` (allowed: the process is closed after that match): the seats after it are not
+    played."""
     first = context.settings.seed
-    played: list[str] = []
+    seats: list[SeatCheck] = []
     ended = 0.0
-    for number, seat in enumerate((SEAT, SECOND_SEAT), start=1):
+    closing = ""
+    for number, seat in enumerate(SEATS, start=1):
         settings = msgspec.structs.replace(context.settings, seed=(first + number - 1) % 2**64)
-        where = f"match {number} (seat {seat}, seed {settings.seed})"
+        where = f"match {number} (seed {settings.seed})"
         match = await play_among_random_bots(
             settings,
             seat,
@@ -387,44 +421,84 @@ async def two_matches(session: Session, context: Context) -> Verdict:
             context.command,
             context.sandbox.report,
             session.bot.explain,
-            previous_matches=number - 1,  # the second is judged as a tournament judges it
+            previous_matches=number - 1,  # each after the first judged as a tournament would
         )
         ended = trio.current_time()
         _seat_times(match.records, seat, context.findings)
         outcome = match.outcome
         readies = [r for r in match.records if type(r) is BotReady and r.seat == seat]
-        if number == 2 and not readies:
+        if number > 1 and not readies:
             forfeit = outcome.forfeit
             assert forfeit is not None  # a seat without ready forfeits its start
             if session.bot.process.returncode is None:
                 what = f"{forfeit.reason}: {forfeit.detail}"
             else:
                 what = f"it {await session.ending()}"
-            raise _failed(
-                f'ready said "matches": "many", but the second hello (seat {SECOND_SEAT}, after'
-                f" match 1's match_end) got no ready: {what}"
+            nth = _NTH[number - 1]
+            why = f"after match {number - 1}'s match_end, got no ready: {what}"
+            seats.append(
+                SeatCheck(
+                    seat=seat,
+                    status="failed",
+                    detail=f'{where}: ready said "matches": "many", but the {nth} hello, {why}',
+                )
             )
+            break
         trouble = _trouble(outcome, seat)
         if trouble is not None:
-            raise _failed(f"{where}: {trouble}")
+            seats.append(SeatCheck(seat=seat, status="failed", detail=f"{where}: {trouble}"))
+            break
         said = readies[0].matches
-        if number == 1 and not match.reusable:
+        played = f"{where}: {outcome.hands} hands, {outcome.end}{_refused(outcome, seat)}"
+        if number > 1 and said == "one":
+            seats.append(SeatCheck(seat=seat, status="passed", detail=played))
+            closing = f' (its ready in match {number} said "one": closed after it)'
+            break
+        if number < len(SEATS) and not match.reusable:
             why = "match_end did not reach it" if said == "many" else f'its ready said "{said}"'
-            raise _failed(f"{where}: a tournament would not keep the process: {why}")
-        played.append(f"{where}: {outcome.hands} hands, {outcome.end}")
-    took = await _exits(session, ended, "match 2's match_end")
-    closing = "" if said == "many" else f' (its second ready said "{said}": closed after it)'
-    return Verdict(
-        "passed",
-        f'ready said "many": one process played {played[0]}, then after a second hello'
-        f" {played[1]}{closing}, no fault; it exited {_ms(took)} after the end of its input",
+            why = f"{where}: a tournament would not keep the process: {why}"
+            seats.append(SeatCheck(seat=seat, status="failed", detail=why))
+            break
+        seats.append(SeatCheck(seat=seat, status="passed", detail=played))
+    stopped = f"match {len(seats)} (seat {seats[-1].seat})"
+    why = f"the process was closed after {stopped}" if closing else f"{stopped} failed"
+    seats += [
+        SeatCheck(seat=seat, status="skipped", detail=f"not played: {why}")
+        for seat in SEATS[len(seats) :]
+    ]
+    if any(check.status == "failed" for check in seats):
+        return _by_seat(seats)
+    try:
+        took = await _exits(session, ended, "the last match_end")
+    except Stop as stop:  # every match passed: the end is the bot's failure, in no seat
+        return Verdict("failed", _by_seat(seats, stop.verdict.detail).detail, tuple(seats))
+    return _by_seat(
+        seats,
+        f'ready said "many": one process played {seats_text(_played(seats))}, a match each'
+        f" after its own hello{closing}, no fault; it exited {_ms(took)} after the end of its"
+        " input",
     )
 
 
+def _played(seats: list[SeatCheck]) -> list[Seat]:
+    return [check.seat for check in seats if check.status != "skipped"]
+
+
+def _refused(outcome: MatchOutcome, seat: Seat) -> str:
+    """The seat's refused answers in a match, if any, as words to add: no fault, but worth
+    knowing in one seat and not the others (answers to earlier acts, ignored, are left out:
+    a bot that writes each answer twice conforms)."""
+    refused = split_counts(outcome.faults)[1][seat]
+    counts = ", ".join(
+        f"{kind} x{count}" for kind, count in sorted(refused.items()) if kind != "ignored"
+    )
+    return f" (answers refused: {counts})" if counts else ""
+
+
 async def matches_check(context: Context, ready: Ready | None, match: bool) -> Verdict:
-    """What ``ready`` said about reuse, checked: ``many`` plays two whole matches in one
-    process (unless ``match`` is off: no whole matches); ``one`` is started fresh for each
-    (the ``exit`` check covers its end)."""
+    """What ``ready`` said about reuse, checked: ``many`` plays a whole match in each seat in
+    one process (unless ``match`` is off: no whole matches); ``one`` is started fresh for
+    each (the ``exit`` check covers its end)."""
     if ready is None:
         return Verdict("skipped", "not run: no valid ready said how many matches it plays")
     if ready.matches == "one":
@@ -434,14 +508,22 @@ async def matches_check(context: Context, ready: Ready | None, match: bool) -> V
             " closed after it, as the exit check expects",
         )
     if not match:
-        return Verdict("skipped", 'not asked for: ready said "many", checked by two matches')
-    return await converse(context, two_matches)
+        return Verdict(
+            "skipped", 'not asked for: ready said "many", checked by a match in each seat'
+        )
+    return await converse(context, seat_matches)
 
 
 async def match_check(context: Context) -> Verdict:
-    """A real match: the bot in A, the bundled random bot in B, C and D."""
-    commands = {seat: RANDOM_BOT for seat in SEATS}
-    commands[SEAT] = context.command
+    """A real match in each seat, A to D: a new process of the bot in it, the bundled random
+    bot in the three others, all started and sandboxed by the referee as ``referee match``
+    does. Every seat is played, so the report names each one that fails."""
+    seats = [await _match_in(context, seat) for seat in SEATS]
+    return _by_seat(seats, f"seed {context.settings.seed}: no fault in any seat")
+
+
+async def _match_in(context: Context, seat: Seat) -> SeatCheck:
+    commands = dict.fromkeys(SEATS, RANDOM_BOT) | {seat: context.command}
     with tempfile.TemporaryDirectory(prefix="texas42-check-bot-") as folder:
         log = Path(folder) / "match.jsonl"
         sandbox = plan(context.sandbox.settings, context.settings, commands, [log.parent])
@@ -450,17 +532,19 @@ async def match_check(context: Context) -> Verdict:
             records = read_log(log).records
         except Exception:  # the outcome below says what went wrong
             records = []
-        _seat_times(records, SEAT, context.findings)
-        stderr = stderr_path(log, SEAT)
-        tail = ""
-        if stderr.exists():
+        _seat_times(records, seat, context.findings)
+        trouble = _trouble(outcome, seat)
+        stderr = stderr_path(log, seat)
+        if trouble is not None and stderr.exists():
             lines = [line for line in stderr.read_text(errors="replace").splitlines() if line]
-            tail = f"; its stderr ends: {cut(lines[-1])}" if lines else ""
-    trouble = _trouble(outcome, SEAT)
+            if lines and lines[-1] not in trouble:  # the fault's detail may quote it already
+                trouble += f"; its stderr ends: {cut(lines[-1])}"
     if trouble is not None:
-        return Verdict("failed", trouble + tail)
+        return SeatCheck(seat=seat, status="failed", detail=trouble)
     summary = f"{outcome.hands} hands, {outcome.end}: {outcome.detail}"
-    return Verdict("passed", f"seed {context.settings.seed}, {summary}, no fault")
+    return SeatCheck(
+        seat=seat, status="passed", detail=f"{summary}, no fault{_refused(outcome, seat)}"
+    )
 
 
 def _spanning(findings: Findings, answered: bool) -> dict[str, Verdict]:
@@ -524,6 +608,7 @@ async def check_bot_async(
             status=verdicts[spec.name].status,
             detail=verdicts[spec.name].detail,
             fix=_fix(spec.fix, verdicts[spec.name]),
+            seats=list(verdicts[spec.name].seats),
         )
         for spec in CHECKS
     ]
@@ -558,11 +643,12 @@ def check_bot(
     match: bool = True,
 ) -> CheckReport:
     """Check that ``command`` speaks the protocol: start it sandboxed as a match would (with
-    ``sandbox`` and the bounds and timeouts of ``limits``), run every scripted conversation,
-    then — when they all pass and ``match`` — a real match against the bundled random bot
-    (seed ``seed``); a bot whose ``ready`` says ``"matches": "many"`` plays two more in one
-    process (seeds ``seed`` and ``seed + 1``) when ``match``. Raises ``SandboxRefused`` under
-    ``--sandbox strict`` when a layer is missing, like ``referee match``."""
+    ``sandbox`` and the bounds and timeouts of ``limits``), run every scripted conversation
+    (in seat A), then — when they all pass and ``match`` — a real match in each seat, A to
+    D, against the bundled random bot in the three others (seed ``seed`` each time); a bot
+    whose ``ready`` says ``"matches": "many"`` first plays four more, one in each seat, in
+    one process (seeds ``seed`` to ``seed + 3``) when ``match``. Raises ``SandboxRefused``
+    under ``--sandbox strict`` when a layer is missing, like ``referee match``."""
     return trio.run(
         partial(check_bot_async, command, sandbox=sandbox, limits=limits, seed=seed, match=match)
     )

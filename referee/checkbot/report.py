@@ -7,6 +7,8 @@ from typing import Final, Literal
 
 import msgspec
 
+from referee.rules import Seat
+
 Status = Literal["passed", "failed", "skipped"]
 
 
@@ -18,15 +20,27 @@ class CheckSpec(msgspec.Struct, frozen=True):
     fix: str
 
 
+class SeatCheck(msgspec.Struct, frozen=True, kw_only=True):
+    """One seat's part of a check that plays the bot in every seat (``match``, ``matches``):
+    ``skipped`` for a seat it did not get to."""
+
+    seat: Seat
+    status: Status
+    detail: str
+
+
 class Check(msgspec.Struct, frozen=True, kw_only=True):
     """One check's result: ``detail`` says what the bot did (the line it sent, cut short, or
-    what happened instead); ``fix`` how to put it right, when it failed."""
+    what happened instead); ``fix`` how to put it right, when it failed. A check that plays
+    the bot in every seat also says so seat by seat, in ``seats`` (and a line each in
+    ``detail``); the others leave ``seats`` empty."""
 
     name: str
     title: str
     status: Status
     detail: str
     fix: str = ""
+    seats: list[SeatCheck] = []
 
 
 class DecisionTimes(msgspec.Struct, frozen=True, kw_only=True):
@@ -120,9 +134,10 @@ CHECKS: Final[tuple[CheckSpec, ...]] = (
     ),
     CheckSpec(
         "matches",
-        'with "matches": "many" in ready: a second match, in another seat, in the same process',
+        'with "matches": "many" in ready: a match in each seat, A to D, in one process',
         'After match_end a bot whose ready says "matches": "many" must read on: a new hello'
-        " starts a new match (another seat, seed and limits: forget the last match) and the"
+        " starts a new match (another seat, seed and limits: forget the last match, your seat"
+        " included) and the"
         ' end of input means exit at once. Or leave "matches" out, and be started fresh for'
         f' each match ({_T}: "Playing many matches in one process").',
     ),
@@ -152,8 +167,10 @@ CHECKS: Final[tuple[CheckSpec, ...]] = (
     ),
     CheckSpec(
         "match",
-        "a full match through the referee (random bots in B, C, D): no fault",
-        f"Play a match with 'referee match' and read the fault in its log ({_T}: \"Faults\").",
+        "a full match through the referee in each seat, A to D, the bundled random bot in the"
+        " other three: no fault",
+        "Play a match with 'referee match', your bot in the seat that failed, and read the"
+        f' fault in its log ({_T}: "Faults").',
     ),
 )
 SPECS: Final = {spec.name: spec for spec in CHECKS}
@@ -161,6 +178,22 @@ SPECS: Final = {spec.name: spec for spec in CHECKS}
 
 def _ms(value: float | None) -> str:
     return "-" if value is None else f"{value:.1f} ms"
+
+
+def seat_letters(seats: list[Seat]) -> str:
+    """``["A", "B", "C"]`` as "A, B and C"."""
+    return seats[0] if len(seats) == 1 else f"{', '.join(seats[:-1])} and {seats[-1]}"
+
+
+def seats_text(seats: list[Seat]) -> str:
+    """``["C", "D"]`` as "seats C and D"; one seat as "seat C"."""
+    return ("seat " if len(seats) == 1 else "seats ") + seat_letters(seats)
+
+
+def _with_seats(check: Check) -> str:
+    """A failed check's name, with the seats it failed in when it plays every seat."""
+    failed = [seat.seat for seat in check.seats if seat.status == "failed"]
+    return f"{check.name} (in {seats_text(failed)})" if failed else check.name
 
 
 def report_table(report: CheckReport) -> object:
@@ -190,7 +223,7 @@ def report_table(report: CheckReport) -> object:
 def summary_lines(report: CheckReport) -> list[str]:
     """The lines under the table: name, start-up, decision times, the sandbox, the verdict."""
     times = report.decisions
-    failed = [check.name for check in report.checks if check.status == "failed"]
+    failed = [_with_seats(check) for check in report.checks if check.status == "failed"]
     skipped = [check.name for check in report.checks if check.status == "skipped"]
     verdict = (
         "OK: every check passed"
