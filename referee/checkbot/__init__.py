@@ -1,11 +1,12 @@
 """check-bot: a conformance checker for bots, in the spirit of fastchess's ``--compliance``.
 
 ``check_bot(command)`` starts the bot sandboxed as a match seat, runs scripted conversations
-made of real engine states — start-up, each phase of a hand, a refusal, unknown messages and
-fields, the end of a match — and then a real match against the bundled random bot (and, for
-a bot whose ``ready`` says ``"matches": "many"``, two matches in one process of it), and
-returns a ``CheckReport`` (msgspec structs: ``msgspec.json.encode(report)`` is its JSON).
-``report_lines(report)`` renders it as text.
+made of real engine states in seat A — start-up, each phase of a hand, a refusal, unknown
+messages and fields, the end of a match — then, for a bot whose ``ready`` says ``"matches":
+"many"``, a match in each seat A to D in one process of it, and a real match in each seat A
+to D with the bundled random bot in the other three; it returns a ``CheckReport`` (msgspec
+structs: ``msgspec.json.encode(report)`` is its JSON), whose checks of whole matches say seat
+by seat what failed (``SeatCheck``). ``report_lines(report)`` renders it as text.
 """
 
 from referee.checkbot.checks import EXIT_LIMIT, check_bot, check_bot_async
@@ -15,6 +16,7 @@ from referee.checkbot.report import (
     CheckReport,
     CheckSpec,
     DecisionTimes,
+    SeatCheck,
     report_lines,
     report_table,
     summary_lines,
@@ -27,6 +29,7 @@ __all__ = [
     "CheckReport",
     "CheckSpec",
     "DecisionTimes",
+    "SeatCheck",
     "check_bot",
     "check_bot_async",
     "report_lines",

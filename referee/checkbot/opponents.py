@@ -1,6 +1,7 @@
 """A real ``Table`` with the checked bot's connection in one seat and random bots in the
 others, run in this process (the kit's loop over socket pairs): the ``matches`` check plays
-two such matches over one process of the bot, as a tournament that keeps it would."""
+four such matches over one process of the bot, one in each seat, as a tournament that keeps
+it would."""
 
 from __future__ import annotations
 
