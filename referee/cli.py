@@ -12,6 +12,7 @@ import msgspec
 import typer
 
 from referee import __version__
+from referee.terminal import shown
 
 if TYPE_CHECKING:
     from referee.log import LogFile
@@ -125,7 +126,8 @@ def _seconds(low: float, high: float) -> Any:
 
 
 def _fail(message: str) -> typer.Exit:
-    typer.echo(f"referee: {message}", err=True)
+    # One line, escaped: it can quote a log's or a results file's contents, or a bot's words.
+    typer.echo(f"referee: {shown(message)}", err=True)
     return typer.Exit(2)
 
 
@@ -394,7 +396,9 @@ def _play(
             what = cause.strerror or cause
             typer.echo(f"referee: {what}: {cause.filename or log_path}", err=True)
         else:
-            typer.echo(f"referee: internal error: {type(cause).__name__}: {cause}", err=True)
+            typer.echo(
+                f"referee: internal error: {type(cause).__name__}: {shown(str(cause))}", err=True
+            )
         raise typer.Exit(1) from None
 
 
@@ -572,7 +576,7 @@ def replay_command(
                 typer.echo(line)
     except VerificationError as exc:
         unwritten = "; no page was written" if html else ""
-        typer.echo(f"verification failed: {exc}{unwritten}", err=True)
+        typer.echo(f"verification failed: {shown(str(exc))}{unwritten}", err=True)
         raise typer.Exit(1) from None
     except RefereeError as exc:
         raise _fail(f"{log}: the log does not follow the rules ({exc}); run --verify") from None
@@ -652,7 +656,7 @@ def _rerun(
             missing = ", ".join(seat for seat in header.bots if seat not in started)
             typer.echo(
                 f"rerun: the game differs: seat {missing} did not start this time"
-                f" ({outcome.detail}); see the new log's faults",
+                f" ({shown(outcome.detail)}); see the new log's faults",
                 err=True,
             )
         else:
@@ -900,7 +904,7 @@ def _said_report(written: Written, json_output: bool) -> None:
         return
     typer.echo(f"wrote {written.report} ({written.matches} matches): open it in a browser")
     for line in written.missing_lines():
-        typer.echo(line, err=True)
+        typer.echo(shown(line), err=True)
 
 
 @bench_app.command("engine")

@@ -5,6 +5,10 @@ included); ``seat_lines`` only what one seat was shown during the match, rebuilt
 same engine calls the table made (its views, the public events, its answers); and
 ``public_lines`` what everyone may see after each hand — every action with its author, and no
 tile that was never played.
+
+Every line they yield has been through ``terminal.shown``: what a bot said (its name, a refused
+line, a fault's detail, which may quote its stderr) and anything an edited log holds is printed
+with its control, bidi and other format characters as visible escapes, never obeyed.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from referee.rules.actions import counted
 from referee.rules.contract import HandResult, side_name
 from referee.rules.tiles import PARTNERSHIP_OF, SEATS, Partnership, Seat, Tile
 from referee.rules.views import Review, View
+from referee.terminal import shown
 
 
 def tiles_text(tiles: list[Tile]) -> str:
@@ -99,7 +104,7 @@ NOT_VERIFIED: Final = "(shown as logged, not verified: --verify re-simulates the
 def match_lines(log: LogFile) -> Iterator[str]:
     """Everything, hand by hand: deals, bids, contract, tricks, results, faults, the end —
     as logged: the last line says so (``--verify`` checks it against the rules)."""
-    yield from _match_lines(log)
+    yield from map(shown, _match_lines(log))
     yield NOT_VERIFIED
 
 
@@ -159,6 +164,10 @@ def _match_lines(log: LogFile) -> Iterator[str]:
 
 def public_lines(log: LogFile) -> Iterator[str]:
     """After each hand: every action with its author and the result; unplayed tiles hidden."""
+    return map(shown, _public_lines(log))
+
+
+def _public_lines(log: LogFile) -> Iterator[str]:
     yield from _warnings(log)
     yield "Texas 42 match: the public record"  # never the seed: it deals every hand
     match = Match(log.header.seed)
@@ -198,6 +207,10 @@ def _review_lines(review: Review, what: str = "") -> Iterator[str]:
 def seat_lines(log: LogFile, seat: Seat) -> Iterator[str]:
     """What ``seat`` was shown: its views at each of its decisions, the public events, its
     answers, and the hand reviews — rebuilt with the engine, never more than the seat saw."""
+    return map(shown, _seat_lines(log, seat))
+
+
+def _seat_lines(log: LogFile, seat: Seat) -> Iterator[str]:
     yield from _warnings(log)
     header = log.header
     yield (

@@ -13,6 +13,7 @@ from referee.records import split_counts
 from referee.rules.contract import side_name
 from referee.rules.tiles import PARTNERSHIP_OF, SEATS, Seat
 from referee.table import MatchOutcome
+from referee.terminal import markup
 
 
 def counts_text(counts: Mapping[str, int]) -> str:
@@ -21,18 +22,20 @@ def counts_text(counts: Mapping[str, int]) -> str:
 
 
 def print_outcome(outcome: MatchOutcome, commands: dict[Seat, str]) -> None:
-    console = Console(soft_wrap=True)
+    # Names, commands, details and paths come from bots and users: printed through
+    # ``markup`` (escaped controls, no rich markup) and without emoji codes (``:x:``).
+    console = Console(soft_wrap=True, emoji=False)
     console.print(f"[bold]Texas 42 match[/bold] — seed {outcome.seed}")
     seats = RichTable(box=None, show_header=True, header_style="bold")
     for column in ("seat", "side", "bot", "command", "faults", "refused"):
         seats.add_column(column)
     faults, refused = split_counts(outcome.faults)
     for seat in SEATS:
-        seats.add_row(  # names, commands and details come from bots and users: no markup
+        seats.add_row(
             seat,
             side_name(PARTNERSHIP_OF[seat]),
-            escape(outcome.names[seat]) or "(not ready)",
-            escape(commands[seat]),
+            markup(outcome.names[seat]) or "(not ready)",
+            markup(commands[seat]),
             counts_text(faults[seat]) or "—",
             counts_text(refused[seat]) or "—",
         )
@@ -40,10 +43,10 @@ def print_outcome(outcome: MatchOutcome, commands: dict[Seat, str]) -> None:
     marks = f"A+C {outcome.marks['AC']}, B+D {outcome.marks['BD']}"
     winner = side_name(outcome.winner) if outcome.winner else "nobody"
     console.print(f"hands played: {outcome.hands}   marks: {marks}")
-    console.print(f"[bold]winner: {winner}[/bold] ({outcome.end}: {escape(outcome.detail)})")
+    console.print(f"[bold]winner: {winner}[/bold] ({outcome.end}: {markup(outcome.detail)})")
     console.print(f"game digest: {outcome.game_digest}")
     if outcome.log:
-        console.print(f"log: {escape(outcome.log)}")
+        console.print(f"log: {markup(outcome.log)}")
     console.print(f"log digest: {outcome.log_digest}")
 
 

@@ -15,7 +15,6 @@ from typing import Annotated, Any
 import msgspec
 from rich.console import Console, Group
 from rich.live import Live
-from rich.markup import escape
 from rich.table import Table
 
 from referee.commands import problem
@@ -26,6 +25,7 @@ from referee.rules.deal import check_seed
 from referee.rules.tiles import SEATS
 from referee.sandbox.policy import plan as plan_sandbox
 from referee.settings import MatchLimits, SandboxMode, SandboxSettings
+from referee.terminal import markup
 from referee.tournament.plan import (
     Entrant,
     Format,
@@ -248,7 +248,7 @@ def sprt_of(text: str | None, alpha: float, beta: float, entrants: int | None) -
 
 def run(options: Options) -> int:
     """Run the tournament; return the exit status."""
-    err = Console(stderr=True, soft_wrap=True)
+    err = Console(stderr=True, soft_wrap=True, emoji=False)  # names and errors: ``markup``
     settings, rest = settings_of(options)
     sprt = sprt_of(rest["sprt"], rest["alpha"], rest["beta"], len(settings.entrants))
     sandbox, said = _decide_sandbox(settings, rest)  # strict refuses before any file is made
@@ -263,7 +263,7 @@ def run(options: Options) -> int:
     except ValueError as exc:
         raise TournamentError(str(exc)) from None
     for line in said:
-        err.print(escape(line))
+        err.print(markup(line))
     names = [entrant.name for entrant in settings.entrants]
     if not rest["dask"] and rest["jobs"] > default_jobs():
         err.print(
@@ -308,10 +308,15 @@ def run(options: Options) -> int:
 
     def on_error(job: MatchJob, error: BaseException) -> None:
         failed.add(job.match_id)
-        err.print(f"match {escape(job.match_id)} failed: {type(error).__name__}: {error}")
+        err.print(
+            f"match {markup(job.match_id)} failed: {type(error).__name__}: {markup(str(error))}"
+        )
 
     def on_retry(job: MatchJob, error: BaseException, attempt: int) -> None:
-        err.print(f"match {escape(job.match_id)}: {error}; playing it again (attempt {attempt})")
+        err.print(
+            f"match {markup(job.match_id)}: {markup(str(error))};"
+            f" playing it again (attempt {attempt})"
+        )
 
     executor = (
         dask_executor(rest["dask"], rest["jobs"]) if rest["dask"] else local_executor(rest["jobs"])
@@ -346,7 +351,7 @@ def run(options: Options) -> int:
     for row in table.standings:
         if row.matches and row.never_started >= 2 * row.matches:  # no bot of it ever started
             err.print(
-                f"warning: entrant {escape(row.name)} never started: none of its bots became"
+                f"warning: entrant {markup(row.name)} never started: none of its bots became"
                 " ready in any match; try its command with 'referee check-bot'"
             )
     if options.json_output:
@@ -369,7 +374,7 @@ def run(options: Options) -> int:
             }
         sys.stdout.write(msgspec.json.encode(document).decode() + "\n")
     else:
-        out = Console(soft_wrap=True)
+        out = Console(soft_wrap=True, emoji=False)
         out.print(_standings_table(table, live=False))
         out.print(_head_to_head(table, names))
         if sprt is not None and verdict:
@@ -378,7 +383,7 @@ def run(options: Options) -> int:
                 f" LLR {verdict['llr']:.2f} (bounds {sprt.lower:.2f}, {sprt.upper:.2f})"
                 f" → {verdict['verdict']}"
             )
-        out.print(f"results: {escape(str(rest['results']))}; logs: {escape(str(rest['logs']))}")
+        out.print(f"results: {markup(str(rest['results']))}; logs: {markup(str(rest['logs']))}")
     if rest["report"] and results:
         _report(Path(rest["results"]), sprt, err)
     if interrupted:
@@ -399,7 +404,7 @@ def run(options: Options) -> int:
             if stopped
             else "run the same command with --resume to retry them"
         )
-        err.print(f"{len(left)} of {len(jobs)} matches not played: {escape(listed)}; {retry}")
+        err.print(f"{len(left)} of {len(jobs)} matches not played: {markup(listed)}; {retry}")
         return 1
     return 0
 
@@ -410,14 +415,14 @@ def _report(results: Path, sprt: Sprt | None, err: Console) -> None:
     try:
         written = write_report(results, None, sprt, err)
     except OSError as exc:
-        err.print(f"no report: cannot write {escape(str(exc.filename))}: {exc.strerror}")
+        err.print(f"no report: cannot write {markup(str(exc.filename))}: {exc.strerror}")
         return
     except ValueError as exc:  # the results file changed under us, or a page would replace it
-        err.print(f"no report: {escape(str(exc))}")
+        err.print(f"no report: {markup(str(exc))}")
         return
-    err.print(f"report: {escape(str(written.report))}")
+    err.print(f"report: {markup(str(written.report))}")
     for line in written.missing_lines():
-        err.print(escape(line))
+        err.print(markup(line))
 
 
 def _standings_table(table: Standings, live: bool) -> Table:
@@ -430,7 +435,7 @@ def _standings_table(table: Standings, live: bool) -> Table:
         grid.add_column(column, justify="left" if column == "entrant" else "right")
     for row in table.standings:
         grid.add_row(
-            escape(row.name),
+            markup(row.name),
             str(row.matches),
             str(row.wins),
             str(row.unfinished),
@@ -447,7 +452,7 @@ def _head_to_head(table: Standings, names: list[str]) -> Table:
     grid = Table(title="Head to head (row's score against column)", header_style="bold")
     grid.add_column("")
     for name in names:
-        grid.add_column(escape(name), justify="right")
+        grid.add_column(markup(name), justify="right")
     for row in names:
         cells = []
         for column in names:
@@ -457,5 +462,5 @@ def _head_to_head(table: Standings, names: list[str]) -> Table:
             played = table.head_to_head_matches[row][column]
             score = table.head_to_head[row][column]
             cells.append(f"{score:g}/{played}" if played else "")
-        grid.add_row(escape(row), *cells)
+        grid.add_row(markup(row), *cells)
     return grid
