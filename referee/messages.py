@@ -19,6 +19,7 @@ from typing import Annotated, Final, Literal
 
 import msgspec
 
+from referee import terminal
 from referee.rules.actions import Action
 from referee.rules.events import Acted, HandStarted, TrickTaken
 from referee.rules.tiles import Partnership, Seat
@@ -136,11 +137,31 @@ class Ready(_Message, frozen=True, tag="ready", forbid_unknown_fields=True):
     """The answer to ``hello``: the bot's display name, and whether it can play another match
     after this one without being started again."""
 
-    #: 1-100 printable characters (no control characters: names are shown in terminals).
-    name: Annotated[str, msgspec.Meta(min_length=1, max_length=100, pattern=r"^[^\x00-\x1f\x7f]+$")]
+    #: 1-100 characters that are all drawn: names are shown in terminals, so none may be a
+    #: control (C0, DEL, C1), a format character (bidi, zero-width, ...) or a line or paragraph
+    #: separator (``referee.terminal.name_problem``; the schema's ``pattern`` is the same rule).
+    name: Annotated[
+        str,
+        msgspec.Meta(
+            min_length=1,
+            max_length=100,
+            description="Every character drawn: no control (C0, DEL, C1), format character"
+            " (Unicode category Cf: bidi, zero-width, ...) or line or paragraph separator. The"
+            " pattern says so for the Basic Multilingual Plane; the referee refuses the format"
+            " characters above it too.",
+            extra_json_schema={"pattern": terminal.NAME_PATTERN},
+        ),
+    ]
     #: ``many``: keep this process for later matches (a tournament reuses it); absent or
     #: ``one``: it is closed after ``match_end``, as every bot was before.
     matches: Matches = "one"
+
+    def __post_init__(self) -> None:
+        # Raised while decoding, this is a msgspec.ValidationError: refused as ``bad_message``
+        # with this detail, as a name too long is.
+        problem = terminal.name_problem(self.name)
+        if problem is not None:
+            raise ValueError(problem)
 
 
 class ActionAnswer(_Message, frozen=True, tag="action", forbid_unknown_fields=True):
