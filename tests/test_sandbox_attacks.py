@@ -128,6 +128,8 @@ async def test_attack(tmp_path: Path, port: int, mode: str, name: str, target: s
     line = next((line for line in report.splitlines() if line.startswith("ATTACK")), "no report")
     if mode == "off":
         assert "SUCCEEDED" in line, line
+    elif name in ("signal-bot", "steal-stdin") and "namespaces" in outcome.sandbox.seats["B"]:
+        assert "BLOCKED ProcessLookupError" in line, line  # no other bot has a pid here
     else:
         assert "BLOCKED PermissionError" in line, line  # refused, not missed
         if name in ("chmod", "utime"):

@@ -41,13 +41,23 @@ def _kill_referee_mid_match(tmp_path: Path, mode: str) -> tuple[str, list[int], 
             assert referee.poll() is None, referee.stderr.read() if referee.stderr else ""
             assert time.monotonic() < deadline, "the match did not start"
             time.sleep(0.05)
-        bots = [pid for pid in with_marker(marker) if pid != referee.pid]
+        # The referee's command line names the bots too: so do its own process, and the
+        # keeper and init of each seat's namespaces, which are copies of it.
+        bots = [pid for pid in with_marker(marker) if not _is_referee(pid)]
         assert len(bots) == 8  # four bots, four grandchildren
     finally:
         referee.kill()
         referee.wait()
     time.sleep(1.0)
     return marker, with_marker(marker), referee.pid
+
+
+def _is_referee(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as stream:
+            return b"-m\0referee\0" in stream.read()
+    except OSError:
+        return False
 
 
 @pytest.mark.skipif(available()["reaper"] is not None, reason="no reaper on this machine")

@@ -76,9 +76,9 @@ def warm_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_a_kept_process_plays_several_matches_in_several_seats(warm_run: Path) -> None:
-    by_pid: dict[int, list[Seating]] = defaultdict(list)
+    by_pid: dict[str, list[Seating]] = defaultdict(list)
     for seating in seatings(warm_run / "logs"):
-        by_pid[seating.hello["pid"]].append(seating)
+        by_pid[seating.hello["process"]].append(seating)
     busiest = max(by_pid.values(), key=len)
     assert len(busiest) >= 3
     assert len({seating.seat for seating in busiest}) >= 2
@@ -103,23 +103,23 @@ def test_each_match_shows_a_kept_process_its_own_seat_and_deals_only(warm_run: P
 
 
 def test_a_kept_processs_scratch_directory_is_emptied_between_matches(warm_run: Path) -> None:
-    scratch_of: dict[int, set[str]] = defaultdict(set)
+    scratch_of: dict[str, set[str]] = defaultdict(set)
     for seating in seatings(warm_run / "logs"):
         hello = seating.hello
         if hello["scratch"] is None:
             pytest.skip("bots have no scratch directory without the sandbox")
-        scratch_of[hello["pid"]].add(hello["scratch"])
+        scratch_of[hello["process"]].add(hello["scratch"])
         assert hello["left"] == [], "what the last match left in TMPDIR is gone"
     assert all(len(paths) == 1 for paths in scratch_of.values())
 
 
 def test_no_process_plays_the_same_deals_twice_or_two_seats_of_a_match(warm_run: Path) -> None:
-    deals_of: dict[int, list[str]] = defaultdict(list)
-    seats_of_match: dict[str, list[int]] = defaultdict(list)
+    deals_of: dict[str, list[str]] = defaultdict(list)
+    seats_of_match: dict[str, list[str]] = defaultdict(list)
     for seating in seatings(warm_run / "logs"):
         deals = seating.match_id.split("~")[-2]  # both legs, and every pairing, play s0
-        deals_of[seating.hello["pid"]].append(deals)
-        seats_of_match[seating.match_id].append(seating.hello["pid"])
+        deals_of[seating.hello["process"]].append(deals)
+        seats_of_match[seating.match_id].append(seating.hello["process"])
     assert any(len(deals) > 1 for deals in deals_of.values()), "some process was kept"
     for pid, deals in deals_of.items():
         assert len(deals) == len(set(deals)), f"process {pid} played the same deals twice"

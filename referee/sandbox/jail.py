@@ -11,7 +11,9 @@ handful of system calls, in an order that matters:
    the capability bounding set;
 4. ask for SIGKILL when the referee's thread dies (after the uid change, which resets it),
    and leave at once if the referee is already gone;
-5. ``no_new_privs``, then Landlock, then seccomp last (it refuses calls the steps above make).
+5. the seat's own namespaces (``namespaces.py``): the process that returns from this step
+   is PID 1's child in them, and the only one that goes on;
+6. ``no_new_privs``, then Landlock, then seccomp last (it refuses calls the steps above make).
 
 A step that fails writes one line to the bot's stderr and exits 125 before ``exec``, so the
 referee reports the reason instead of waiting for a bot that never starts.
@@ -23,7 +25,6 @@ import contextlib
 import functools
 import os
 import resource
-import shutil
 import signal
 from pathlib import Path
 from typing import Final
@@ -36,7 +37,8 @@ from referee.errors import (
     ProcessLimit,
 )
 from referee.rules.tiles import Seat
-from referee.sandbox import cgroups, landlock, libc, paths, seccomp
+from referee.sandbox import cgroups, landlock, libc, paths, scratch, seccomp
+from referee.sandbox.namespaces import OVERHEAD, SeatNamespaces
 from referee.sandbox.policy import SandboxPlan
 from referee.sandbox.reaper import GROUP, MOUNT, Reaper
 
@@ -82,25 +84,11 @@ def _tree(pid: int) -> list[int]:
     return found
 
 
-def _empty(directory: Path) -> bool:
-    """Remove everything in ``directory`` but the directory itself (a mount point, and the
-    directory a bot's Landlock rules name). Symbolic links are removed, never followed."""
-    try:
-        with os.scandir(directory) as entries:
-            for entry in entries:
-                if entry.is_dir(follow_symlinks=False):
-                    shutil.rmtree(entry.path)
-                else:
-                    os.unlink(entry.path)
-    except OSError:
-        return False
-    return True
-
-
 @functools.cache
-def _filter() -> seccomp.Filter:
-    """The compiled filter, made once per process and kept alive."""
-    return seccomp.Filter(seccomp.program())
+def _filter(own_pids_only: bool) -> seccomp.Filter:
+    """The compiled filter, made once per process and kept alive; ``own_pids_only`` where the
+    seat has no PID namespace of its own (``seccomp.program``)."""
+    return seccomp.Filter(seccomp.program(own_pids_only=own_pids_only))
 
 
 class SeatJail:
@@ -120,18 +108,32 @@ class SeatJail:
         self.limits = plan.limits
         self.scratch = scratch
         self.uid = uid
-        self.nproc = nproc if (uid is not None or os.geteuid() != 0) else None
+        # RLIMIT_NPROC does not bind root; in a user namespace the kernel counts the seat's
+        # own processes, the keeper and the init among them.
+        if uid is None and os.geteuid() == 0:
+            nproc = None
+        elif "namespaces" in self.layers:
+            nproc = self.limits.max_processes + OVERHEAD
+        self.nproc = nproc
         self.parent = os.getpid()
         self.last_cap = libc.last_capability()
         self.env_names = plan.settings.env
-        scratch.mkdir(mode=0o700)
-        if uid is not None:
-            os.chown(scratch, uid, uid)
+        #: Where the bot may write (its ``TMPDIR``).
+        self.tmpdir = scratch / "tmp" if "namespaces" in self.layers else scratch
+        for directory in dict.fromkeys((scratch, self.tmpdir)):
+            directory.mkdir(mode=0o700)
+            if uid is not None:
+                os.chown(directory, uid, uid)
         self.mounted = False
         self.cgroup: cgroups.SeatCgroup | None = None
         self.ruleset: landlock.Ruleset | None = None
+        self.namespaces: SeatNamespaces | None = None
         try:
-            if "tmpfs" in self.layers:
+            if "namespaces" in self.layers:  # the scratch tmpfs is mounted in them
+                self.namespaces = SeatNamespaces(
+                    scratch, self.tmpdir, self.limits.scratch_mb, self.nproc
+                )
+            elif "tmpfs" in self.layers:
                 self.mounted = True  # first: an interrupt just after the mount must undo it
                 Reaper.get().watch(MOUNT, scratch)
                 libc.mount_tmpfs(
@@ -153,7 +155,8 @@ class SeatJail:
                 for device in paths.DEVICES:
                     self.ruleset.allow(device, landlock.DEVICE)
                 self.ruleset.allow_all(scratch)
-            self.filter = _filter() if "seccomp" in self.layers else None
+            own_pids_only = self.namespaces is None
+            self.filter = _filter(own_pids_only) if "seccomp" in self.layers else None
         except BaseException:
             self.close()
             raise
@@ -168,7 +171,7 @@ class SeatJail:
             for name, value in os.environ.items()
             if name in passed or name.startswith("LC_")
         }
-        return {**kept, "TMPDIR": str(self.scratch)}
+        return {**kept, "TMPDIR": str(self.tmpdir)}
 
     # -- in the child, between fork and exec ---------------------------------------------
 
@@ -194,6 +197,9 @@ class SeatJail:
                 libc.parent_death_signal(signal.SIGKILL)
                 if os.getppid() != self.parent:
                     os._exit(SETUP_FAILED)
+            if self.namespaces is not None:
+                step = "making the seat's namespaces"
+                self.namespaces.enter()
             step = "no_new_privs"
             libc.no_new_privs()
             if self.ruleset is not None:
@@ -221,12 +227,14 @@ class SeatJail:
         files = OPEN_FILES if hard == resource.RLIM_INFINITY else min(OPEN_FILES, hard)
         resource.setrlimit(resource.RLIMIT_NOFILE, (files, files))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        if self.nproc is not None:
+        if self.nproc is not None and self.namespaces is None:  # else counted in them
             resource.setrlimit(resource.RLIMIT_NPROC, (self.nproc, self.nproc))
 
     # -- in the referee ------------------------------------------------------------------
 
     def started(self, pid: int) -> None:
+        if self.namespaces is not None:
+            self.namespaces.started()
         if "reaper" in self.layers:
             Reaper.get().watch(GROUP, pid)
 
@@ -266,7 +274,7 @@ class SeatJail:
         need ``CAP_SYS_RESOURCE`` (and would pass the raised bound to every child forked
         later): so a kept bot is retired instead, once one of its processes has used half of
         its CPU bound, and each match it plays leaves it at least the other half."""
-        if not _empty(self.scratch):
+        if not self._empty_scratch():
             return "its scratch directory could not be emptied"
         if self.cgroup is not None:
             self.cgroup.rebase()
@@ -275,6 +283,15 @@ class SeatJail:
         if used * 2 > self.limits.cpu_seconds:
             return f"a process of it has used {used:.1f} s of its {self.limits.cpu_seconds} s CPU"
         return None
+
+    def _empty_scratch(self) -> bool:
+        """A fresh tmpfs in the seat's namespaces, never a walk of what the bot built; else
+        the bounded, non-recursive walk of ``scratch``."""
+        if self.namespaces is not None:
+            return self.namespaces.empty_scratch()
+        # The referee's own tmpfs carries the bot's Landlock rule on its root: it stays, and
+        # its contents go by the bounded walk.
+        return scratch.remove(self.scratch, keep=True)
 
     def ended(self, pgid: int) -> None:
         """The bot's process group has been killed and its leader reaped: the reaper must
@@ -289,6 +306,8 @@ class SeatJail:
 
     def close(self) -> None:
         """Undo what was made for this seat in the referee (safe to repeat)."""
+        if self.namespaces is not None:
+            self.namespaces.close()
         if self.ruleset is not None:
             self.ruleset.close()
             self.ruleset = None

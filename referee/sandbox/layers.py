@@ -16,14 +16,19 @@ PROTECTS: Final = {
     "cgroup": "memory and process bounds and an equal CPU share for the bot's whole tree; a kill"
     " that reaches all of it",
     "rlimits": "memory (data segment), CPU seconds and file size per process, open files, no core",
-    "tmpfs": "a private, size-bounded tmpfs as each seat's scratch directory: no filling the disk",
+    "tmpfs": "a private, size-bounded tmpfs as each seat's scratch directory: no filling the disk,"
+    " emptied by mounting it afresh",
     "uid": "a uid per seat: file permissions, signals and /proc of other processes, process count",
     "no-caps": "a bot left as root gets no capability (empty bounding set)",
     "reaper": "nothing outlives the referee: parent-death signal and a reaper process (kill -9)",
+    "namespaces": "user, PID, mount, IPC, network and UTS namespaces per seat: no other seat's"
+    " processes to name or read, no network interface, its own process count; the seat's tree"
+    " ends with it",
     "landlock": "files: only the bot's runtime, its own files and its scratch directory",
     "landlock-net": "no TCP bind or connect",
     "landlock-scope": "no signals and no abstract unix sockets outside the bot's own tree",
-    "seccomp": "no setsid/setpgid, ptrace, process_vm_*, non-unix sockets, namespaces, mounts",
+    "seccomp": "no setsid/setpgid, ptrace, process_vm_*, sockets, System V IPC, locks, mounts,"
+    " new namespaces; without a PID namespace, no call on another process's pid",
 }
 #: What a competition cannot do without (``--sandbox strict``); as root, a uid per seat too
 #: (a seat left as root still owns the referee's files and processes).
@@ -67,17 +72,26 @@ def available() -> dict[str, str | None]:
                 status["seccomp"] = "this kernel has no seccomp (CONFIG_SECCOMP_FILTER)"
     except OSError as exc:
         status["seccomp"] = exc.strerror
+    from referee.sandbox import namespaces
+
+    status["namespaces"] = namespaces.probe()
+    if status["namespaces"] is not None:
+        status["namespaces"] += "; seccomp limits calls taking a pid to the bot itself instead"
     root = is_root()
     if not root:
         status["cgroup"] = "making control groups needs root (or a delegated cgroup v2 subtree)"
         status["uid"] = "switching to a uid per seat needs root"
         status["no-caps"] = "not root: the bots hold no capability anyway"
-        status["tmpfs"] = "mounting a tmpfs needs root: scratch is bounded per file only"
+        if status["namespaces"] is not None:
+            status["tmpfs"] = (
+                "mounting a tmpfs needs root or a mount namespace: scratch is bounded per file only"
+            )
     else:
         if _capabilities() & 0b11000000 != 0b11000000:  # CAP_SETGID (6), CAP_SETUID (7)
             status["uid"] = "root without CAP_SETUID and CAP_SETGID"
         status["cgroup"] = _try_cgroup()
-        status["tmpfs"] = _try_tmpfs()
+        if status["namespaces"] is not None:  # else mounted in the seat's mount namespace
+            status["tmpfs"] = _try_tmpfs()
     return status
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import atexit
 import errno
+import logging
 import os
 import secrets
 import shutil
@@ -16,7 +17,7 @@ from pathlib import Path
 from typing import Final
 
 from referee.rules.tiles import Seat
-from referee.sandbox import cgroups
+from referee.sandbox import cgroups, scratch
 from referee.sandbox.jail import SeatJail
 from referee.sandbox.policy import SandboxPlan
 from referee.sandbox.reaper import CGROUP, SCRATCH, Reaper
@@ -27,6 +28,7 @@ UID_BASE: Final = 0x40000000
 #: Sandboxed bots one referee process may run at once (matches in threads, warm pools).
 PLACES: Final = 256
 _places_in_use: set[int] = set()
+_log = logging.getLogger(__name__)
 _places_lock = threading.Lock()
 
 #: The control groups of this process, one per place, kept from bot to bot.
@@ -116,7 +118,8 @@ class Jails:
             if "uid" in plan.report.seats[seat]:
                 uid = UID_BASE + os.getpid() * PLACES + place
             nproc = plan.limits.max_processes
-            if os.geteuid() != 0:  # not root: the limit counts all of this user's tasks
+            if os.geteuid() != 0 and "namespaces" not in plan.report.seats[seat]:
+                # Not root and no user namespace: the limit counts all of this user's tasks.
                 nproc += _user_tasks(os.getuid()) if user_tasks is None else user_tasks
             cgroup = _place_cgroup(place) if "cgroup" in plan.report.seats[seat] else None
             # An unguessable name: the root can be passed through, not listed, so no bot can
@@ -131,9 +134,11 @@ class Jails:
         return jail
 
     def release(self, jail: SeatJail) -> None:
-        """Undo a bot's sandbox once the bot has been closed, and free its place."""
+        """Undo a bot's sandbox once the bot has been closed, and free its place. What the bot
+        left is removed without recursion; what cannot be is said, never raised."""
         jail.close()
-        shutil.rmtree(jail.scratch, ignore_errors=True)
+        if not scratch.remove(jail.scratch):
+            _log.warning("could not remove all of seat %s's scratch %s", jail.seat, jail.scratch)
         place = self._places.pop(jail, None)
         if place is not None:
             with _places_lock:
@@ -143,7 +148,8 @@ class Jails:
         for jail in list(self._places):
             self.release(jail)
         if self.root is not None:
-            shutil.rmtree(self.root, ignore_errors=True)
+            if not scratch.remove(self.root):
+                _log.warning("could not remove all of the scratch root %s", self.root)
             Reaper.get().forget(SCRATCH, self.root)
             self.root = None
 
@@ -157,7 +163,8 @@ class MatchJails:
         if not plan.off:
             self.jails.open()  # fails here, before any bot, when it cannot be made
         #: Counted once for the match's four seats, so that each gets the same bound.
-        self._user_tasks = None if plan.off or os.geteuid() == 0 else _user_tasks(os.getuid())
+        counted = not plan.off and os.geteuid() != 0 and "namespaces" not in plan.report.layers
+        self._user_tasks = _user_tasks(os.getuid()) if counted else None
 
     def jail(self, seat: Seat) -> SeatJail | None:
         return self.jails.jail(self.plan, seat, self._user_tasks)

@@ -104,6 +104,27 @@ SELF_ONLY: Final = {
     "setpriority": 1,
     "ioprio_set": 1,
 }
+#: Calls that read another process's attributes by pid (argument ``index``), allowed only on
+#: the caller itself where the seat has no PID namespace of its own: any task's nice value, I/O
+#: priority, policy or CPUs is readable by every uid, and a bot sets its own threads' freely,
+#: so without this two seats could talk through them (and find every task on the machine).
+OWN_PIDS_ONLY: Final = {
+    "getpriority": 1,
+    "ioprio_get": 1,
+    "sched_getscheduler": 0,
+    "sched_getparam": 0,
+    "sched_getaffinity": 0,
+    "sched_getattr": 0,
+    "sched_rr_get_interval": 0,
+    "getpgid": 0,
+    "getsid": 0,
+    "get_robust_list": 0,
+    "move_pages": 0,
+    "migrate_pages": 0,
+}
+#: Refused with ENOSYS where the seat has no PID namespace (runtimes fall back to waiting by
+#: pid): a descriptor for any pid on the machine.
+NO_PIDFDS: Final = ("pidfd_open",)
 _X86_ONLY: Final = {
     "iopl": 172, "ioperm": 173, "inotify_init": 253, "chmod": 90, "chown": 92, "lchown": 94,
     "utime": 132, "utimes": 235, "futimesat": 261,
@@ -135,6 +156,10 @@ _X86_64: Final = {
     "quotactl_fd": 443, "prlimit64": 302, "sched_setaffinity": 203,
     "sched_setscheduler": 144, "sched_setparam": 142, "sched_setattr": 314,
     "setpriority": 141, "ioprio_set": 251, "preadv2": 327,
+    "getpriority": 140, "ioprio_get": 252, "sched_getscheduler": 145, "sched_getparam": 143,
+    "sched_getaffinity": 204, "sched_getattr": 315, "sched_rr_get_interval": 148,
+    "getpgid": 121, "getsid": 124, "get_robust_list": 274, "move_pages": 279,
+    "migrate_pages": 256, "pidfd_open": 434,
 }  # fmt: skip
 _AARCH64: Final = {
     "setsid": 157, "setpgid": 154, "ptrace": 117, "process_vm_readv": 270,
@@ -163,6 +188,10 @@ _AARCH64: Final = {
     "prlimit64": 261, "sched_setaffinity": 122, "sched_setscheduler": 119,
     "sched_setparam": 118, "sched_setattr": 274, "setpriority": 140, "ioprio_set": 30,
     "preadv2": 286,
+    "getpriority": 141, "ioprio_get": 31, "sched_getscheduler": 120, "sched_getparam": 121,
+    "sched_getaffinity": 123, "sched_getattr": 275, "sched_rr_get_interval": 127,
+    "getpgid": 155, "getsid": 156, "get_robust_list": 100, "move_pages": 239,
+    "migrate_pages": 238, "pidfd_open": 434,
 }  # fmt: skip
 #: AUDIT_ARCH_* value and system call table per machine; x32 calls have bit 30 set.
 _ARCHES: Final = {
@@ -180,8 +209,10 @@ def _insn(code: int, k: int, jt: int = 0, jf: int = 0) -> bytes:
     return struct.pack("=HBBI", code, jt, jf, k)
 
 
-def program(machine: str | None = None) -> bytes:
-    """The filter for ``machine`` (default: this one), as packed ``sock_filter``s."""
+def program(machine: str | None = None, own_pids_only: bool = True) -> bytes:
+    """The filter for ``machine`` (default: this one), as packed ``sock_filter``s.
+    ``own_pids_only``: the bot has no PID namespace of its own, so calls that take a pid may
+    name only the bot itself (``OWN_PIDS_ONLY``, ``NO_PIDFDS``)."""
     machine = machine or platform.machine()
     if machine not in _ARCHES:
         raise SeccompUnsupported(
@@ -202,8 +233,13 @@ def program(machine: str | None = None) -> bytes:
         refusal = errno.EACCES if name == "socket" else errno.EPERM
         code += [_insn(_JEQ, numbers[name], jf=1), _insn(_RET, _ERRNO | refusal)]
     code += [_insn(_JEQ, numbers["clone3"], jf=1), _insn(_RET, _ERRNO | errno.ENOSYS)]
+    self_only = dict(SELF_ONLY)
+    if own_pids_only:
+        self_only.update(OWN_PIDS_ONLY)
+        for name in NO_PIDFDS:
+            code += [_insn(_JEQ, numbers[name], jf=1), _insn(_RET, _ERRNO | errno.ENOSYS)]
     # Calls on another process by pid. The accumulator still holds the call number.
-    for name, index in SELF_ONLY.items():
+    for name, index in self_only.items():
         code += [
             _insn(_JEQ, numbers[name], jf=4),
             _insn(_LD_ABS_W, _ARG0 + 8 * index),

@@ -1,6 +1,7 @@
 """Plays many matches in one process (``ready.matches: "many"``), answering at once with
 ``legal[id % len(legal)]``, and tells on stderr — which goes to each match's own file — what
-each match showed it: its pid, the hello's seat, what it found in its scratch directory
+each match showed it: which process it is (its pid and a random word: in a PID namespace of
+its own every bot is pid 2), the hello's seat, what it found in its scratch directory
 (``TMPDIR``, where it leaves a file each match), and every view's seat and hand.
 
 ``--exit-after N`` exits after the N-th ``match_end``; ``--mute-after N`` stops answering
@@ -13,10 +14,13 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import sys
 import time
 
 from botlib import parser, send, setup
+
+PROCESS = f"{os.getpid()}-{secrets.token_hex(8)}"
 
 
 def main() -> None:
@@ -52,7 +56,7 @@ def main() -> None:
                 with open(os.path.join(scratch, f"left-by-match-{hellos}"), "w") as file:
                     file.write("a secret\n")
             tell(
-                pid=os.getpid(),
+                process=PROCESS,
                 hello=hellos,
                 seat=message["seat"],
                 seed=message["seed"],

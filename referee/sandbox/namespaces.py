@@ -1,0 +1,288 @@
+"""Each seat in namespaces of its own — user, PID, mount, IPC, network and UTS — so that no
+seat can name another's processes, share an IPC object or a socket with it, or reach a
+network interface.
+
+Entered by the bot's child between ``fork`` and ``exec`` (``SeatJail.enter``), once its uid
+is the seat's and before Landlock and seccomp:
+
+1. ``unshare`` the six namespaces; the user namespace maps the seat's uid and gid to
+   themselves (a seat left as root is ``nobody`` inside, so that no root-owned file is its own
+   there and an ``exec`` gains no capability);
+2. the seat's directory is bound read-only onto itself, and its ``tmp`` gets a tmpfs of its
+   own: the referee sees two empty directories, the bot a bounded one that the kernel frees
+   when the seat ends — nothing a bot builds is ever walked. (Landlock's rule is on the
+   seat's directory: a rule on a mount point itself does not reach the filesystem mounted
+   there, so the tmpfs can be mounted afresh beneath it and the rule still holds.)
+3. ``RLIMIT_NPROC``, which the kernel counts per user namespace: one seat's processes cannot
+   use up another's, root or not;
+4. two forks. The process the referee started (the *keeper*) stays outside the PID
+   namespace, waits, and exits as the bot did; its child is PID 1 of the seat's namespace
+   (the *init*): it reaps orphans, empties the scratch directory when the referee asks, and
+   its end makes the kernel kill whatever is left of the seat. The init's child returns from
+   ``enter`` and execs the bot.
+
+Keeper and init are copies of the referee that never ``exec``: they close every descriptor
+but their own pipes at once (another bot's pipe held open would hide its end of input), turn
+the garbage collector off (a finaliser could close a descriptor number they reuse), and
+block the signals meant for the bot.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import gc
+import os
+import resource
+import select
+import signal
+from pathlib import Path
+from typing import Final
+
+from referee.sandbox.libc import check, libc
+
+CLONE_NEWNS: Final = 0x00020000
+CLONE_NEWUTS: Final = 0x04000000
+CLONE_NEWIPC: Final = 0x08000000
+CLONE_NEWUSER: Final = 0x10000000
+CLONE_NEWPID: Final = 0x20000000
+CLONE_NEWNET: Final = 0x40000000
+#: Every namespace a seat gets.
+FLAGS: Final = (
+    CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWNET | CLONE_NEWUTS
+)
+#: What a seat that stays root is inside its namespace.
+NOBODY: Final = 65534
+#: Processes of a seat beyond the bot's own bound: the keeper and the init.
+OVERHEAD: Final = 2
+#: Seconds the referee waits for the init to empty the scratch directory.
+EMPTY_TIMEOUT: Final = 2.0
+
+_MS_RDONLY: Final = 1
+_MS_NOSUID: Final = 2
+_MS_NODEV: Final = 4
+_MS_REMOUNT: Final = 32
+_MS_BIND: Final = 4096
+#: Flags of a mount that a remount in a user namespace must keep (``statvfs`` gives them with
+#: the same values): nosuid, nodev, noexec and the access-time ones.
+_KEPT_FLAGS: Final = 2 | 4 | 8 | 1024 | 2048 | 4096
+_MNT_DETACH: Final = 2
+_PR_SET_NAME: Final = 15
+_PR_SET_DUMPABLE: Final = 4
+#: What the keeper and the init keep from the bot: asked to end, they wait for the bot.
+_HELD: Final = {
+    signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT, signal.SIGPIPE,
+    signal.SIGUSR1, signal.SIGUSR2, signal.SIGALRM,
+}  # fmt: skip
+
+libc.unshare.argtypes = [ctypes.c_int]
+libc.mount.argtypes = [ctypes.c_char_p] * 3 + [ctypes.c_ulong, ctypes.c_char_p]
+libc.umount2.argtypes = [ctypes.c_char_p, ctypes.c_int]
+
+
+def _write(path: str, text: str) -> None:
+    fd = os.open(path, os.O_WRONLY)
+    try:
+        os.write(fd, text.encode())
+    finally:
+        os.close(fd)
+
+
+def _keep_only(*keep: int) -> None:
+    """Close every descriptor but ``keep``; the standard three become ``/dev/null``."""
+    null = os.open("/dev/null", os.O_RDWR)
+    for fd in (0, 1, 2):
+        if fd != null:
+            os.dup2(null, fd)
+    last = 3
+    for fd in sorted({*keep, null} - {0, 1, 2}):
+        if fd > last:
+            os.closerange(last, fd)
+        last = fd + 1
+    os.closerange(last, 1 << 20)
+    if null > 2 and null not in keep:
+        os.close(null)
+
+
+def _mirror(status: int) -> None:
+    """End this process as a process with ``status`` ended."""
+    if os.WIFSIGNALED(status):
+        number = os.WTERMSIG(status)
+        libc.signal(number, ctypes.c_void_p(0))  # SIG_DFL
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, [number])
+        os.kill(os.getpid(), number)
+        os._exit(128 + number)
+    os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 1)
+
+
+class SeatNamespaces:
+    """One seat's namespaces: made by its child, and the referee's line to the seat's init."""
+
+    def __init__(self, directory: Path, scratch: Path, scratch_mb: int, nproc: int | None):
+        self.directory = str(directory).encode()
+        self.scratch = str(scratch).encode()
+        self.read_only = (
+            _MS_REMOUNT | _MS_BIND | _MS_RDONLY | (os.statvfs(directory).f_flag & _KEPT_FLAGS)
+        )
+        self.scratch_mb = scratch_mb
+        self.nproc = nproc
+        self.options = b""
+        # The referee asks on one pipe and the init answers on the other.
+        self._ask_read, self._ask = os.pipe()
+        self._answer, self._answer_write = os.pipe()
+
+    # -- in the child, between fork and exec ---------------------------------------------
+
+    def enter(self) -> None:
+        """Make the seat's namespaces and fork the keeper and the init: returns in the process
+        that is to exec the bot, never in the others. ``OSError`` when a step fails."""
+        uid, gid = os.geteuid(), os.getegid()
+        if uid != 0:
+            # After a change of uid the process is no longer dumpable, and its /proc files
+            # belong to root: it could not write its own user namespace's maps.
+            check(libc.prctl(_PR_SET_DUMPABLE, 1, 0, 0, 0), "dumpable")
+        check(libc.unshare(FLAGS), "unshare")
+        inside_uid, inside_gid = uid or NOBODY, gid or NOBODY
+        _write("/proc/self/setgroups", "deny")
+        _write("/proc/self/uid_map", f"{inside_uid} {uid} 1\n")
+        _write("/proc/self/gid_map", f"{inside_gid} {gid} 1\n")
+        self.options = (
+            f"size={self.scratch_mb}m,mode=0700,uid={inside_uid},gid={inside_gid}".encode()
+        )
+        check(libc.mount(self.directory, self.directory, None, _MS_BIND, None), "bind")
+        check(libc.mount(None, self.directory, None, self.read_only, None), "read-only")
+        self._mount()
+        if self.nproc is not None:
+            resource.setrlimit(resource.RLIMIT_NPROC, (self.nproc, self.nproc))
+        status_read, status_write = os.pipe()
+        lifeline, lifeline_write = os.pipe()
+        init = os.fork()
+        if init:
+            libc.prctl(_PR_SET_NAME, b"texas42-keeper", 0, 0, 0)
+            gc.disable()
+            signal.pthread_sigmask(signal.SIG_BLOCK, _HELD)
+            _keep_only(status_read, lifeline_write)
+            self._keep(init, status_read)
+        os.close(lifeline_write)
+        os.close(status_read)
+        bot = os.fork()
+        if bot:
+            libc.prctl(_PR_SET_NAME, b"texas42-init", 0, 0, 0)
+            gc.disable()
+            signal.pthread_sigmask(signal.SIG_BLOCK, _HELD)
+            # Out of the keeper's process group, which the referee stops between matches:
+            # the init must still answer then. The bot stays in the group.
+            os.setpgid(0, 0)
+            _keep_only(self._ask_read, self._answer_write, lifeline, status_write)
+            self._init(bot, lifeline, status_write)
+        # The bot's process: its own ends of the pipes close at exec.
+
+    def _mount(self) -> None:
+        check(
+            libc.mount(b"tmpfs", self.scratch, b"tmpfs", _MS_NOSUID | _MS_NODEV, self.options),
+            "mount the scratch tmpfs",
+        )
+
+    def _keep(self, init: int, status: int) -> None:
+        """The keeper: wait for the init, then end as the bot ended (as the init did, when it
+        could not say)."""
+        said = b""
+        while chunk := os.read(status, 64):
+            said += chunk
+        _, ended = os.waitpid(init, 0)
+        _mirror(int(said) if said.strip().isdigit() else ended)
+
+    def _init(self, bot: int, lifeline: int, status: int) -> None:
+        """PID 1 of the seat: reap every process that ends, answer the referee, and when the
+        bot has ended tell the keeper how and leave — the kernel then ends the rest."""
+        try:
+            bot_exit: int = os.pidfd_open(bot)
+        except OSError:
+            bot_exit = -1
+        watched = [fd for fd in (bot_exit, lifeline, self._ask_read) if fd >= 0]
+        while True:
+            readable, _, _ = select.select(watched, [], [], 1.0)
+            while True:
+                try:
+                    pid, ended = os.waitpid(-1, os.WNOHANG)
+                except ChildProcessError:
+                    os._exit(1)
+                if pid == 0:
+                    break
+                if pid == bot:
+                    os.write(status, str(ended).encode())
+                    os._exit(0)
+            if lifeline in readable:  # the keeper is gone
+                os._exit(1)
+            if self._ask_read in readable:
+                asked = os.read(self._ask_read, 1)
+                if not asked:
+                    watched.remove(self._ask_read)
+                elif asked == b"e":
+                    os.write(self._answer_write, b"y" if self._remount() else b"n")
+
+    def _remount(self) -> bool:
+        """A fresh tmpfs over the scratch directory (the old one goes when nothing holds it)."""
+        if libc.umount2(self.scratch, _MNT_DETACH) != 0:
+            return False
+        try:
+            self._mount()
+        except OSError:
+            return False
+        return True
+
+    # -- in the referee ------------------------------------------------------------------
+
+    def started(self) -> None:
+        """The child has its ends of the pipes: close the referee's copies."""
+        for fd in (self._ask_read, self._answer_write):
+            os.close(fd)
+        self._ask_read = self._answer_write = -1
+
+    def empty_scratch(self) -> bool:
+        """Ask the seat's init for a fresh scratch tmpfs; False when it did not make one."""
+        try:
+            os.write(self._ask, b"e")
+            readable, _, _ = select.select([self._answer], [], [], EMPTY_TIMEOUT)
+            return bool(readable) and os.read(self._answer, 1) == b"y"
+        except OSError:
+            return False
+
+    def close(self) -> None:
+        for fd in (self._ask, self._answer, self._ask_read, self._answer_write):
+            if fd >= 0:
+                os.close(fd)
+        self._ask = self._answer = self._ask_read = self._answer_write = -1
+
+
+def probe() -> str | None:
+    """None when a child can make a seat's namespaces here, else why not. As root the child
+    first takes an unused uid, as a seat does: unprivileged user namespaces may be off."""
+    import subprocess
+
+    def make() -> None:
+        try:
+            if os.geteuid() == 0:
+                spare = 0x3FFFFFFF
+                os.setgroups([])
+                os.setresgid(spare, spare, spare)
+                os.setresuid(spare, spare, spare)
+                check(libc.prctl(_PR_SET_DUMPABLE, 1, 0, 0, 0), "dumpable")
+            uid, gid = os.geteuid(), os.getegid()
+            check(libc.unshare(FLAGS), "unshare")
+            _write("/proc/self/setgroups", "deny")
+            _write("/proc/self/uid_map", f"{uid} {uid} 1\n")
+            _write("/proc/self/gid_map", f"{gid} {gid} 1\n")
+        except OSError as exc:
+            os.write(2, (exc.strerror or str(exc)).encode())
+            os._exit(1)
+
+    try:
+        run = subprocess.run(
+            ["/bin/true"], preexec_fn=make, capture_output=True, timeout=10, check=False
+        )
+    except (OSError, subprocess.SubprocessError) as exc:
+        return f"cannot start a trial child: {exc}"
+    if run.returncode != 0:
+        said = run.stderr.decode(errors="replace").strip() or f"exit status {run.returncode}"
+        return f"cannot make user, PID, mount, IPC, network and UTS namespaces: {said}"
+    return None

@@ -1,0 +1,71 @@
+"""Seats that cannot talk: partners try to pass a hand through the machine rather than the
+table. Each channel carries the hand exactly with the sandbox off (so the attack is real) and
+nothing under the sandbox.
+
+The partners are B (sender) and D (receiver); A and C play randomly."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from pathlib import Path
+
+import msgspec
+import pytest
+
+from referee.log import read_log
+from referee.records import DealRecord
+from referee.rules.tiles import TILES
+from referee.runner import run_match, stderr_path
+from referee.sandbox.layers import available
+from referee.sandbox.policy import plan
+from referee.settings import MatchSettings, SandboxSettings
+
+ROOT = Path(__file__).resolve().parent.parent
+BOTS = Path(__file__).resolve().parent / "bots"
+RANDOM_BOT = ROOT / "example_bots" / "random_bot.py"
+
+
+def _mask(tiles: list[object]) -> int:
+    return sum(1 << TILES.index(tile) for tile in tiles)  # type: ignore[arg-type]
+
+
+async def partners(
+    tmp_path: Path, mode: str, bot: str, without_namespaces: bool = False
+) -> tuple[str, int, list[str]]:
+    """One hand with ``bot`` sending from B to D: D's report, B's true hand, D's layers."""
+    commands = {seat: shlex.join([sys.executable, str(RANDOM_BOT)]) for seat in "AC"}
+    for seat, role in (("B", "send"), ("D", "receive")):
+        commands[seat] = shlex.join([sys.executable, str(BOTS / bot), "--role", role])
+    settings = MatchSettings(seed=11, max_hands=1, move_timeout=3.0)
+    log = tmp_path / "logs" / "match.jsonl"
+    sandbox = plan(SandboxSettings(mode=mode), settings, commands, [log.parent])  # type: ignore[arg-type]
+    if without_namespaces:  # as on a machine that cannot make them: seccomp's fallback
+        seats = {
+            s: [x for x in layers if x != "namespaces"]
+            for s, layers in sandbox.report.seats.items()
+        }
+        sandbox.report = msgspec.structs.replace(sandbox.report, seats=seats)
+    outcome = await run_match(settings, commands, log, sandbox)
+    assert outcome.forfeit is None, outcome.forfeit
+    deal = next(r for r in read_log(log).records if isinstance(r, DealRecord))
+    report = stderr_path(log, "D").read_text()
+    line = next((line for line in report.splitlines() if line.startswith("CHANNEL")), report)
+    layers = outcome.sandbox.seats["D"] if outcome.sandbox else []
+    return line, _mask(list(deal.hands["B"])), layers
+
+
+@pytest.mark.skipif(available()["seccomp"] is not None, reason="no seccomp here")
+@pytest.mark.parametrize("mode", ["off", "auto", "auto-without-namespaces"])
+async def test_partners_cannot_talk_through_thread_nice_values(tmp_path: Path, mode: str) -> None:
+    line, hand, layers = await partners(
+        tmp_path, mode.split("-")[0], "sched_channel_bot.py", mode.endswith("namespaces")
+    )
+    if mode == "off":
+        assert line.startswith(f"CHANNEL got {hand:07x}"), (line, f"{hand:07x}")
+        return
+    assert line.startswith("CHANNEL nothing"), line
+    # Nothing outside the seat's own tree could even be named: a PID namespace of its own
+    # (ESRCH), or where there is none, seccomp's refusal of a pid other than the bot's own.
+    refused = "ProcessLookupError" if "namespaces" in layers else "PermissionError"
+    assert refused in line, line
