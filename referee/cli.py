@@ -192,8 +192,8 @@ def _sandbox_plan(
     commands: dict[Seat, str],
     secrets: list[Path],
 ) -> SandboxPlan:
-    """Decide the sandbox, say it on stderr in one line (and any warning), exit 2 under
-    ``strict`` when a protection is missing."""
+    """Decide the sandbox and say it on stderr in one line; exit 2 under ``strict`` when a
+    protection is missing, and in any mode when a seat could read the referee's files."""
     from referee.errors import SandboxRefused
     from referee.sandbox.policy import plan
 
@@ -203,8 +203,6 @@ def _sandbox_plan(
     except SandboxRefused as exc:
         raise _fail(str(exc)) from None
     typer.echo(sandbox.report.summary(), err=True)
-    for warning in sandbox.warnings:
-        typer.echo(f"warning: {warning}", err=True)
     return sandbox
 
 

@@ -14,7 +14,7 @@
     ├── SeedError                   a seed outside 0 .. 2**64-1
     ├── LogError                    a file that cannot be read as a replay log
     ├── VerificationError           a replay log that disagrees with the rules or itself
-    ├── SandboxRefused              --sandbox strict, and a protection is missing
+    ├── SandboxRefused              a protection is missing (strict), or a seat could read a log
     └── BotError                    a bot broke the protocol (always recorded with its seat)
         ├── Rejection               an answer refused; the bot may try again
         │   ├── InvalidUtf8
@@ -107,7 +107,8 @@ class VerificationError(RefereeError):
 
 
 class SandboxRefused(RefereeError):
-    """``--sandbox strict`` and a protection a competition needs is missing; says which."""
+    """``--sandbox strict`` and a protection a competition needs is missing, or a seat could
+    read the referee's own files; says which, and how to mend it."""
 
 
 class BotError(RefereeError):

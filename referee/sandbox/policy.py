@@ -3,7 +3,9 @@
 ``plan`` decides before any bot starts: the layers this machine has (``layers.available``),
 minus what the mode turns off, minus the per-seat uid where a seat's runtime cannot be used
 by another user (an interpreter under a 0700 home). Under ``strict`` a missing protection is
-a refusal, never a silent downgrade; under ``auto`` it is said in the same line.
+a refusal, never a silent downgrade; under ``auto`` it is said in the same line. In every mode
+but ``off``, a seat that could read the referee's own files — a log, the results, a stderr
+copy, the temporary directory — is a refusal too: a warning would not stop it reading them.
 """
 
 from __future__ import annotations
@@ -89,8 +91,6 @@ class SandboxPlan:
     report: SandboxReport
     #: Per seat: directories its runtime and program need (read-only).
     readable: dict[Seat, list[Path]] = field(default_factory=dict)
-    #: Things an operator should know before the match (auto); refusals under strict.
-    warnings: list[str] = field(default_factory=list)
 
     @property
     def off(self) -> bool:
@@ -104,7 +104,8 @@ def plan(
     secrets: list[Path] = (),  # type: ignore[assignment]
 ) -> SandboxPlan:
     """The layers for a match of ``commands``; ``secrets`` are paths no bot may read (the log
-    directory, the results file). ``SandboxRefused`` under ``strict`` when one is missing."""
+    directory, the results file). ``SandboxRefused`` under ``strict`` when a layer is missing,
+    and in any mode but ``off`` when a seat could read a secret or the temporary directory."""
     bounds = msgspec.structs.replace(
         SandboxReport(mode=settings.mode, seats={seat: [] for seat in SEATS}),
         memory_mb=limits.memory_mb,
@@ -122,7 +123,6 @@ def plan(
     on = [name for name in PROTECTS if name not in off]
     seats: dict[Seat, list[str]] = {}
     readable: dict[Seat, list[Path]] = {}
-    warnings: list[str] = []
     for seat in SEATS:
         try:
             argv = shlex.split(commands[seat])
@@ -139,28 +139,33 @@ def plan(
                     folder, target = blocked
                     off[f"uid {seat}"] = (
                         f"other users cannot use {target} ({folder} is closed to them): run the"
-                        " bot with a runtime every user can read, e.g. /usr/bin/python3, or"
-                        f" chmod o+rx {folder}"
+                        " bot with a runtime every user can read, e.g. /usr/bin/python3"
                     )
             if "no-caps" in layers and "uid" in layers:
                 layers.remove("no-caps")  # another uid holds no capability in the first place
         seats[seat] = layers
-        if "landlock" in layers and "uid" not in layers:
-            for folder in readable.get(seat, []):
-                # The seats' scratch directories live under the temporary directory.
-                for secret in [*secrets, Path(tempfile.gettempdir())]:
-                    if paths.contains(folder, secret):
-                        warnings.append(
-                            f"seat {seat} may read {secret}: it is inside {folder}, which the"
-                            " bot's program needs; keep logs, results and the temporary"
-                            " directory outside the bots' directories (--log, --logs,"
-                            " --results, TMPDIR)"
-                        )
+        if "uid" not in layers:  # file permissions do not keep it out: only the allow-list
+            _refuse_exposed(seat, readable.get(seat, []), secrets)
     report = msgspec.structs.replace(bounds, seats=seats, off=off)
-    sandbox = SandboxPlan(settings, limits, report, readable, list(dict.fromkeys(warnings)))
+    sandbox = SandboxPlan(settings, limits, report, readable)
     if settings.mode == "strict":
         _check_strict(sandbox)
     return sandbox
+
+
+def _refuse_exposed(seat: Seat, readable: list[Path], secrets: list[Path]) -> None:
+    """``SandboxRefused`` when a directory the seat may read holds a secret or the temporary
+    directory (where the seats' scratch directories and the referee's files live)."""
+    for folder in readable:
+        for secret in [*secrets, Path(tempfile.gettempdir())]:
+            if paths.contains(folder, secret):
+                raise SandboxRefused(
+                    f"seat {seat} could read {secret}: it is inside {folder}, which the bot's"
+                    " command names; put the logs, the results and TMPDIR outside the bots'"
+                    " directories (--log, --logs, --results), or run the bot with a runtime"
+                    " every user can read, such as /usr/bin/python3, so that it gets a uid of"
+                    " its own (as root)"
+                )
 
 
 def _check_strict(sandbox: SandboxPlan) -> None:
@@ -168,8 +173,6 @@ def _check_strict(sandbox: SandboxPlan) -> None:
     for name in REQUIRED:
         if name in report.off:
             raise SandboxRefused(f"--sandbox strict: {name} is not available: {report.off[name]}")
-    if sandbox.warnings:
-        raise SandboxRefused(f"--sandbox strict: {sandbox.warnings[0]}")
     for seat, layers in report.seats.items():
         if os.geteuid() == 0 and "uid" not in layers:
             why = report.off.get(f"uid {seat}") or report.off.get("uid", "")

@@ -205,8 +205,8 @@ def _decide_sandbox(
     settings: TournamentSettings, rest: dict[str, Any]
 ) -> tuple[SandboxSettings, list[str]]:
     """The sandbox, and what to say of it: one line per distinct sandbox the entrants' bots
-    get (usually one), and any warning. ``--sandbox strict`` refuses here, before any file is
-    made, when a protection is missing."""
+    get (usually one). Refused here, before any file is made, when a protection is missing
+    under ``--sandbox strict``, or a bot could read the logs or the results."""
     sandbox: SandboxSettings = rest["sandbox"]
     secrets = [Path(rest["logs"]), Path(rest["results"])]
     lines: dict[str, list[str]] = {}
@@ -220,7 +220,6 @@ def _decide_sandbox(
             raise TournamentError(f"{entrant.name}: {exc}") from None
         summary = decided.report.summary().replace("for A, B, C, D", "").replace("  ", " ")
         lines.setdefault(summary, []).append(entrant.name)
-        said += [f"warning: {entrant.name}: {warning}" for warning in decided.warnings]
     for summary, names in lines.items():
         who = f" ({', '.join(names)})" if len(lines) > 1 else ""
         said.insert(0, summary.replace(":", who + ":", 1))
