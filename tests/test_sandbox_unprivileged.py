@@ -66,8 +66,17 @@ def workdir() -> Iterator[Path]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def _referee(workdir: Path, *args: str, target: str = "") -> subprocess.CompletedProcess[str]:
-    program = f"import sys; sys.path[:0] = {PATHS!r}; from referee.cli import app; app()"
+#: Run first in the unprivileged referee to play as on a machine without namespaces.
+WITHOUT_NAMESPACES = (
+    "import referee.sandbox.policy as policy; status = dict(policy.available());"
+    " status['namespaces'] = 'off for the test'; policy.available = lambda: status"
+)
+
+
+def _referee(
+    workdir: Path, *args: str, target: str = "", first: str = "pass"
+) -> subprocess.CompletedProcess[str]:
+    program = f"import sys; sys.path[:0] = {PATHS!r}; {first}; from referee.cli import app; app()"
     return subprocess.run(
         [SYSTEM_PYTHON, "-c", program, *args],
         user=NOBODY,
@@ -120,3 +129,73 @@ def test_strict_needs_no_root(workdir: Path) -> None:
     assert rows["cgroup"]["works"] is False and "root" in rows["cgroup"]["detail"]
     assert rows["landlock"]["works"] and rows["seccomp"]["works"]
     assert os.getuid() == 0 and sys.executable  # the test itself stays root
+
+
+def _match(workdir: Path, bots: dict[str, list[str]], *options: str, first: str = "pass") -> dict:
+    """A one-hand match of ``bots`` (by seat; random elsewhere) run by the unprivileged
+    referee; its outcome as JSON."""
+    random_bot = [SYSTEM_PYTHON, str(ROOT / "example_bots" / "random_bot.py")]
+    commands = [shlex.join(bots.get(seat, random_bot)) for seat in "ABCD"]
+    log = workdir / "logs" / "match.jsonl"
+    run = _referee(
+        workdir, "match", *commands, "--log", str(log), "--max-hands", "1", "--json",
+        "--move-timeout", "3", *options, first=first,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stdout + run.stderr
+    outcome: dict = json.loads(run.stdout)
+    return outcome
+
+
+def _stderr(workdir: Path, seat: str) -> str:
+    path = workdir / "logs" / f"match.jsonl.{seat}.stderr"
+    return path.read_text() if path.exists() else ""
+
+
+@pytest.mark.parametrize("mode", ["off", "strict"])
+def test_partners_cannot_talk_through_nice_values_without_root(workdir: Path, mode: str) -> None:
+    channel = [SYSTEM_PYTHON, str(BOTS / "sched_channel_bot.py"), "--role"]
+    outcome = _match(
+        workdir, {"B": [*channel, "send"], "D": [*channel, "receive"]}, "--sandbox", mode
+    )
+    said = _stderr(workdir, "D")
+    if mode == "off":
+        assert "CHANNEL got" in said, said
+        return
+    assert "namespaces" in outcome["sandbox"]["seats"]["D"]
+    assert "CHANNEL nothing" in said and "ProcessLookupError" in said, said
+
+
+@pytest.mark.parametrize("namespaces", [True, False])
+def test_one_seats_processes_do_not_starve_another_without_root(
+    workdir: Path, namespaces: bool
+) -> None:
+    # B forks until it may not; A starts eight threads before every answer. Without a user
+    # namespace RLIMIT_NPROC counts the whole uid, and A is left without one.
+    attacker = [SYSTEM_PYTHON, str(BOTS / "attacker_bot.py"), "--attack", "fork-bomb"]
+    victim = [SYSTEM_PYTHON, str(BOTS / "thread_bot.py")]
+    first = "pass" if namespaces else WITHOUT_NAMESPACES
+    outcome = _match(workdir, {"A": victim, "B": attacker}, "--sandbox", "auto", first=first)
+    assert "BLOCKED" in _stderr(workdir, "B")  # the bomb met its own bound
+    if namespaces:
+        assert outcome["forfeit"] is None, outcome["forfeit"]
+        assert "THREADS refused" not in _stderr(workdir, "A")
+    else:
+        assert "THREADS refused" in _stderr(workdir, "A")
+        assert outcome["forfeit"]["seat"] == "A"
+
+
+@pytest.mark.parametrize("namespaces", [True, False])
+def test_what_a_bot_builds_in_its_scratch_cannot_void_the_match(
+    workdir: Path, namespaces: bool
+) -> None:
+    # 1,500 nested directories and one closed to its owner: a recursive delete raised
+    # RecursionError there, and the match had no outcome.
+    attacker = [SYSTEM_PYTHON, str(BOTS / "attacker_bot.py"), "--attack", "nest"]
+    first = "pass" if namespaces else WITHOUT_NAMESPACES
+    outcome = _match(workdir, {"B": attacker}, "--sandbox", "auto", first=first)
+    assert "SUCCEEDED" in _stderr(workdir, "B"), _stderr(workdir, "B")
+    assert outcome["end"] == "max_hands" and outcome["forfeit"] is None
+    left = [
+        p for p in Path(tempfile.gettempdir()).glob("texas42-scratch-*") if p.owner() == "nobody"
+    ]
+    assert left == []

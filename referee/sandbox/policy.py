@@ -120,6 +120,8 @@ def plan(
     off = {name: why for name, why in machine.items() if why is not None}
     if is_root():
         off.pop("no-caps", None)
+    elif "namespaces" in off:
+        off.setdefault("tmpfs", "mounting a tmpfs needs root or a mount namespace of its own")
     on = [name for name in PROTECTS if name not in off]
     seats: dict[Seat, list[str]] = {}
     readable: dict[Seat, list[Path]] = {}

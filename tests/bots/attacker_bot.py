@@ -209,6 +209,20 @@ def attack() -> str:
             raise OSError(int(said[1:]), os.strerror(int(said[1:])))
         botlib.record_pid(args.pid_dir, child, "escaped")
         return f"child {child} left the process group"
+    if name == "nest":  # deeper than a recursive delete goes, and a directory closed to it
+        folder = os.environ.get("TMPDIR", "/tmp")
+        top = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+        os.mkdir("closed", dir_fd=top)
+        os.mkdir("closed/inside", 0o300, dir_fd=top)  # chmod is refused; mkdir's mode is not
+        os.mkdir("closed/inside/more", dir_fd=top)
+        current = top
+        for _ in range(int(target or 1500)):
+            os.mkdir("d", dir_fd=current)
+            deeper = os.open("d", os.O_RDONLY | os.O_DIRECTORY, dir_fd=current)
+            os.close(current)
+            current = deeper
+        os.close(current)
+        return f"{target or 1500} nested directories and one of mode 0300 in {folder}"
     if name == "fork-bomb":
         children = 0
         try:

@@ -6,7 +6,7 @@ its own every bot is pid 2), the hello's seat, what it found in its scratch dire
 
 ``--exit-after N`` exits after the N-th ``match_end``; ``--mute-after N`` stops answering
 after it (no ``ready`` to the next ``hello``): the two ways to misbehave between matches.
-``--burn S`` spends S seconds of CPU before each ``ready``, ``--think S`` sleeps S seconds
+``--nest N`` leaves N nested directories in the scratch directory each match. ``--burn S`` spends S seconds of CPU before each ``ready``, ``--think S`` sleeps S seconds
 before each answer; ``--late-answer`` writes an answer after each ``match_end``.
 """
 
@@ -23,6 +23,19 @@ from botlib import parser, send, setup
 PROCESS = f"{os.getpid()}-{secrets.token_hex(8)}"
 
 
+def nest(path: str, depth: int) -> None:
+    """``depth`` directories, each in the last (deeper than a recursive walk can go)."""
+    if depth:
+        os.mkdir(path)
+        current = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+        for _ in range(depth - 1):
+            os.mkdir("d", dir_fd=current)
+            deeper = os.open("d", os.O_RDONLY | os.O_DIRECTORY, dir_fd=current)
+            os.close(current)
+            current = deeper
+        os.close(current)
+
+
 def main() -> None:
     arguments = parser(__doc__)
     arguments.add_argument("--exit-after", type=int, default=0)
@@ -31,6 +44,7 @@ def main() -> None:
     arguments.add_argument("--late-answer", action="store_true", help="answer after match_end")
     arguments.add_argument("--burn", type=float, default=0.0, help="CPU seconds per hello")
     arguments.add_argument("--marker", default="")
+    arguments.add_argument("--nest", type=int, default=0, help="nested directories per match")
     args = setup(arguments)
     ended = 0
     hellos = 0
@@ -55,6 +69,7 @@ def main() -> None:
                 left = sorted(os.listdir(scratch))
                 with open(os.path.join(scratch, f"left-by-match-{hellos}"), "w") as file:
                     file.write("a secret\n")
+                nest(os.path.join(scratch, f"nest-{hellos}"), args.nest)
             tell(
                 process=PROCESS,
                 hello=hellos,
