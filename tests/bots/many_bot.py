@@ -6,7 +6,8 @@ its own every bot is pid 2), the hello's seat, what it found in its scratch dire
 
 ``--exit-after N`` exits after the N-th ``match_end``; ``--mute-after N`` stops answering
 after it (no ``ready`` to the next ``hello``): the two ways to misbehave between matches.
-``--nest N`` leaves N nested directories in the scratch directory each match. ``--burn S`` spends S seconds of CPU before each ``ready``, ``--think S`` sleeps S seconds
+``--nest N`` leaves N nested directories in the scratch directory each match. ``--burn S``
+spends S seconds of CPU before each ``ready``, ``--think S`` sleeps S seconds
 before each answer; ``--late-answer`` writes an answer after each ``match_end``.
 """
 
