@@ -423,8 +423,8 @@ def check_bot_command(
         bool,
         typer.Option(
             "--match/--no-match",
-            help="Play whole matches: one against the bundled random bot, and two in one"
-            ' process for a bot that says "matches": "many".',
+            help="Play whole matches: one in each seat, A to D, against the bundled random"
+            ' bot, and for a bot that says "matches": "many" one in each seat in one process.',
         ),
     ] = True,
     json_output: Annotated[
@@ -432,7 +432,7 @@ def check_bot_command(
     ] = False,
 ) -> None:
     """Check that a bot speaks the protocol: every message and phase, a refusal, unknown
-    messages and fields, the end of a match, then a full match; with what to fix.
+    messages and fields, the end of a match, then a full match in each seat; with what to fix.
 
     Exits 0 only when every check passed; 1 when one failed; 2 for a usage mistake.
     """
