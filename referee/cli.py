@@ -30,14 +30,14 @@ def _plain_value_names() -> None:
     none, or an argument, whose name already says it."""
     import typer.core
 
-    shown = typer.core.TyperOption.display_type
+    display_type = typer.core.TyperOption.display_type
 
     def value_name(self: typer.core.TyperOption, ctx: Any) -> str | None:
         if self.metavar is not None:
             return str(self.metavar)
         if self.is_flag:
             return None
-        label = str(shown(self, ctx)).strip("<>")
+        label = str(display_type(self, ctx)).strip("<>")
         names = {"int": "N", "int range": "N", "float": "NUMBER", "float range": "NUMBER"}
         names |= {"str": "TEXT", "list[str]": "TEXT"}
         return names.get(label, label if "|" in label else label.upper())
