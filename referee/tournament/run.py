@@ -95,7 +95,9 @@ async def _play_job(job: MatchJob) -> MatchOutcome:
     source = None
     if job.warm:
         first, second = (
-            entrant.name + "\0" + entrant_key(job.tournament, entrant.command, job.settings, job.sandbox)
+            entrant.name
+            + "\0"
+            + entrant_key(job.tournament, entrant.command, job.settings, job.sandbox)
             for entrant in (job.first, job.second)
         )
         keys: dict[Seat, str] = {"A": first, "B": second, "C": first, "D": second}

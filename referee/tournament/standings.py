@@ -90,7 +90,9 @@ def standings(names: list[str], results: list[MatchResult]) -> Standings:
         for seat, reasons in counted.items():
             owner = a if seat in "AC" else b
             faults[owner] += sum(reasons.values())
-            never[owner] += "start_failed" in reasons or (bool(result.names) and not result.names.get(seat))
+            never[owner] += "start_failed" in reasons or (
+                bool(result.names) and not result.names.get(seat)
+            )
         if result.forfeit is not None:
             forfeits[a if result.forfeit.seat in "AC" else b] += 1
         for me, other in ((a, b), (b, a)):
