@@ -63,7 +63,8 @@ def test_json_keeps_faults_and_refused_answers_apart(tmp_path: Path) -> None:
 
 
 def test_a_results_file_has_one_writer(tmp_path: Path) -> None:
-    slow = tmp_path / "slow_bot.py"
+    slow = tmp_path / "bots" / "slow_bot.py"  # not beside the results: a bot could read them
+    slow.parent.mkdir()
     slow.write_text(
         (ROOT / "example_bots" / "random_bot.py")
         .read_text()
@@ -193,7 +194,8 @@ def test_replay_json_is_exactly_the_hashed_bytes_and_a_plain_replay_says_it_is_u
 def test_sigterm_ends_a_tournament_like_ctrl_c(tmp_path: Path) -> None:
     import signal
 
-    slow = tmp_path / "slow_bot.py"
+    slow = tmp_path / "bots" / "slow_bot.py"  # not beside the results: a bot could read them
+    slow.parent.mkdir()
     slow.write_text(
         "import json, sys, time\n"
         "for line in sys.stdin:\n"
