@@ -12,6 +12,7 @@ from pathlib import Path
 
 import msgspec
 import pytest
+from test_sandbox_attacks import attack
 
 from referee.log import read_log
 from referee.records import DealRecord
@@ -69,3 +70,12 @@ async def test_partners_cannot_talk_through_thread_nice_values(tmp_path: Path, m
     # (ESRCH), or where there is none, seccomp's refusal of a pid other than the bot's own.
     refused = "ProcessLookupError" if "namespaces" in layers else "PermissionError"
     assert refused in line, line
+
+
+@pytest.mark.skipif(available()["tmpfs"] is not None, reason=f"no tmpfs: {available()['tmpfs']}")
+@pytest.mark.parametrize("mode", ["off", "auto"])
+async def test_writing_moves_no_shared_filesystems_free_space(tmp_path: Path, mode: str) -> None:
+    # Free blocks of a filesystem every seat can statvfs: 32 MiB written by one seat would be
+    # a bit another could read. The scratch directory is a tmpfs of the seat's own.
+    report, _ = await attack(tmp_path, mode, "statvfs")
+    assert ("SUCCEEDED" if mode == "off" else "BLOCKED") in report, report

@@ -36,6 +36,8 @@ attempt("landlock", lambda: open(os.environ["PROBE_SECRET"]).read())
 port = int(os.environ["PROBE_PORT"])
 attempt("landlock-net", lambda: socket.create_connection(("127.0.0.1", port), 1).close())
 attempt("landlock-scope", lambda: os.kill(os.getppid(), 0))
+referee = int(os.environ["PROBE_REFEREE"])  # in a PID namespace of its own it has no name
+attempt("namespaces", lambda: os.getpriority(os.PRIO_PROCESS, referee))
 def escape():
     read, write = os.pipe()
     child = os.fork()
@@ -101,6 +103,7 @@ def _observe(limits: MatchLimits) -> dict[str, str]:
             jail = jails.jail("A")
             assert jail is not None
             env = {**jail.environment(), "PROBE_SECRET": str(secret)}
+            env["PROBE_REFEREE"] = str(os.getpid())
             env["PROBE_PORT"] = str(server.getsockname()[1])
             run = subprocess.run(
                 [python, "-I", "-S", "-c", _CHILD],
@@ -163,7 +166,9 @@ def doctor(limits: MatchLimits | None = None) -> list[LayerCheck]:
                 detail += "; no CPU share per seat (no cpu controller here)"
             else:
                 detail += ", an equal CPU share"
-        elif layer.startswith("landlock") or layer == "seccomp":
+        elif layer == "namespaces" and works:
+            detail = f"the referee's pid names nothing in the seat ({result})"
+        elif layer.startswith("landlock") or layer in ("seccomp", "namespaces"):
             detail = ("forbidden and " + result) if works else f"NOT ENFORCED: {result}"
         rows.append(LayerCheck(layer, works, detail, protects))
     return rows

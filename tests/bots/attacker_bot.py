@@ -209,6 +209,22 @@ def attack() -> str:
             raise OSError(int(said[1:]), os.strerror(int(said[1:])))
         botlib.record_pid(args.pid_dir, child, "escaped")
         return f"child {child} left the process group"
+    if name == "statvfs":  # free space of a filesystem everyone sees, moved by writing 32 MiB
+        shared = "/tmp"
+        folder = os.environ.get("TMPDIR", shared)
+        before = os.statvfs(shared)
+        path = os.path.join(folder, "statvfs-mark")
+        with open(path, "wb") as stream:
+            for _ in range(32):
+                stream.write(b"\1" * (1 << 20))
+            stream.flush()
+            os.fsync(stream.fileno())
+        after = os.statvfs(shared)
+        os.unlink(path)
+        moved = (before.f_bfree - after.f_bfree) * after.f_frsize >> 20
+        if moved >= 16:
+            return f"the free space of {shared} moved by {moved} MiB"
+        raise OSError(errno.EPERM, f"the free space of {shared} moved by {moved} MiB")
     if name == "nest":  # deeper than a recursive delete goes, and a directory closed to it
         folder = os.environ.get("TMPDIR", "/tmp")
         top = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
