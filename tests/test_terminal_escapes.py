@@ -13,6 +13,7 @@ import io
 import json
 import re
 import shlex
+import subprocess
 import sys
 from pathlib import Path
 
@@ -234,3 +235,19 @@ def test_match_prints_a_forfeit_detail_escaped(tmp_path: Path) -> None:
     winner = next(line for line in run.stdout.splitlines() if line.startswith("winner:"))
     assert winner.startswith("winner: B+D (forfeit: A forfeits: too_many_rejections")
     assert winner.endswith(r"unknown field `\x1b]0;title\x07\x1b[2J\x9b2J\u202e`))")
+
+
+def test_check_bot_prints_no_terminal_control_from_the_bot() -> None:
+    # The forfeit's detail quotes the bot's refused line: ESC, a C1 CSI, a bidi override.
+    bot = shlex.join([sys.executable, str(BOTS / "escape_bot.py"), "--forfeit"])
+    run = subprocess.run(
+        [sys.executable, "-m", "referee", "check-bot", bot, "--sandbox", "off"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "\\x1b" in run.stdout or "\\u001b" in run.stdout, run.stdout  # shown, escaped
+    for raw in ("\x1b", "\x9b", "\u202e", "\x07"):
+        assert raw not in run.stdout + run.stderr

@@ -8,6 +8,7 @@ from typing import Final, Literal
 import msgspec
 
 from referee.rules import Seat
+from referee.terminal import markup, shown
 
 Status = Literal["passed", "failed", "skipped"]
 
@@ -201,7 +202,7 @@ def report_table(report: CheckReport) -> object:
     from rich.markup import escape
     from rich.table import Table
 
-    table = Table(title=f"check-bot: {escape(report.command)}", header_style="bold")
+    table = Table(title=f"check-bot: {markup(report.command)}", header_style="bold")
     fixes = any(check.fix for check in report.checks)
     for column in ("check", "result", "what the bot did", "fix")[: 4 if fixes else 3]:
         table.add_column(column, overflow="fold")
@@ -214,8 +215,8 @@ def report_table(report: CheckReport) -> object:
         table.add_row(
             f"{check.name}\n[dim]{escape(check.title)}[/]",
             style[check.status],
-            escape(check.detail),
-            *([escape(check.fix)] if fixes else []),
+            markup(check.detail),  # may quote the bot's own bytes
+            *([markup(check.fix)] if fixes else []),
         )
     return table
 
@@ -239,7 +240,9 @@ def summary_lines(report: CheckReport) -> list[str]:
         )
     )
     return [
-        f"name: {report.name!r}" if report.name is not None else "name: none (no valid ready)",
+        f"name: {shown(report.name)!r}"
+        if report.name is not None
+        else "name: none (no valid ready)",
         f"start-up: {_ms(report.startup_ms)}",
         f"decisions: {times.count}; median {_ms(times.median_ms)}, p99 {_ms(times.p99_ms)},"
         f" max {_ms(times.max_ms)}",
@@ -255,7 +258,11 @@ def report_lines(report: CheckReport, width: int = 120, color: bool = False) -> 
 
     buffer = io.StringIO()
     console = Console(
-        file=buffer, width=width, force_terminal=color, color_system="standard" if color else None
+        file=buffer,
+        width=width,
+        force_terminal=color,
+        color_system="standard" if color else None,
+        emoji=False,  # a bot's ":smile:" stays as it wrote it
     )
     console.print(report_table(report))
     return buffer.getvalue().rstrip("\n").split("\n") + summary_lines(report)
