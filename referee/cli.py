@@ -12,7 +12,7 @@ import msgspec
 import typer
 
 from referee import __version__
-from referee.terminal import shown
+from referee.terminal import json_text, shown
 
 if TYPE_CHECKING:
     from referee.log import LogFile
@@ -365,7 +365,7 @@ def match_command(
 
         document = msgspec.to_builtins(outcome)
         document["faults"], document["rejections"] = split_counts(outcome.faults)
-        typer.echo(msgspec.json.encode(document).decode())
+        typer.echo(json_text(document))
         return
     from referee.report import print_outcome
 
@@ -451,7 +451,7 @@ def check_bot_command(
     except SandboxRefused as exc:
         raise _fail(str(exc)) from None
     if json_output:
-        typer.echo(msgspec.json.encode(report).decode())
+        typer.echo(json_text(report))
     else:
         for line in report_lines(report, color=sys.stdout.isatty()):
             typer.echo(line)
@@ -898,7 +898,7 @@ def _said_report(written: Written, json_output: bool) -> None:
             "matches": written.matches,
             "without_page": missing,
         }
-        typer.echo(msgspec.json.encode(document).decode())
+        typer.echo(json_text(document))
         return
     typer.echo(f"wrote {written.report} ({written.matches} matches): open it in a browser")
     for line in written.missing_lines():
@@ -1135,7 +1135,7 @@ def sandbox_command(
     rows = doctor()
     ready = all(row.works for row in rows if row.layer in REQUIRED)
     if json_output:
-        typer.echo(msgspec.json.encode({"strict_ready": ready, "layers": rows}).decode())
+        typer.echo(json_text({"strict_ready": ready, "layers": rows}))
     else:
         table = Table(title="Sandbox layers on this machine", header_style="bold")
         for column in ("layer", "works", "detail", "protects"):

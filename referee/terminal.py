@@ -66,6 +66,25 @@ def shown(text: str) -> str:
     return "".join(map(_escaped, text))
 
 
+def json_text(value: object) -> str:
+    """``value`` as JSON for a terminal: the encoder escapes C0 controls only, so every other
+    hidden character (DEL, C1, bidi, format, separators) is written ``\\uXXXX`` too — the
+    same JSON value, nothing left for a terminal to act on. Outside strings JSON is ASCII, so
+    each such character is inside one."""
+    import msgspec
+
+    text = msgspec.json.encode(value).decode()
+    return "".join(_json_escaped(c) if c > "~" and hidden(c) else c for c in text)
+
+
+def _json_escaped(character: str) -> str:
+    code = ord(character)
+    if code < 0x10000:
+        return f"\\u{code:04x}"
+    code -= 0x10000
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+
+
 def markup(text: str) -> str:
     """``shown(text)`` for a string rich reads as markup: its ``[`` escaped as well, so a bot's
     ``[bold]`` or ``[link=...]`` is printed, not obeyed. (A console printing bot text is made

@@ -251,3 +251,15 @@ def test_check_bot_prints_no_terminal_control_from_the_bot() -> None:
     assert "\\x1b" in run.stdout or "\\u001b" in run.stdout, run.stdout  # shown, escaped
     for raw in ("\x1b", "\x9b", "\u202e", "\x07"):
         assert raw not in run.stdout + run.stderr
+
+
+def test_json_output_writes_every_hidden_character_as_an_escape(tmp_path: Path) -> None:
+    log = tmp_path / "j.jsonl"
+    run = referee(
+        "match", f"{ESCAPE_BOT} --forfeit", RANDOM, "--seed", "5", "--max-hands", "1",
+        "--sandbox", "off", "--log", str(log), "--json", cwd=tmp_path,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    assert raw_characters(run.stdout) == []  # the encoder alone leaves C1 and bidi raw
+    detail = json.loads(run.stdout)["forfeit"]["detail"]
+    assert "\x9b" in detail and "\u202e" in detail  # the same value, parsed

@@ -25,7 +25,7 @@ from referee.rules.deal import check_seed
 from referee.rules.tiles import SEATS
 from referee.sandbox.policy import plan as plan_sandbox
 from referee.settings import MatchLimits, SandboxMode, SandboxSettings
-from referee.terminal import markup
+from referee.terminal import json_text, markup
 from referee.tournament.plan import (
     Entrant,
     Format,
@@ -371,7 +371,7 @@ def run(options: Options) -> int:
                 "pairs": len(pair_scores(results, names[0])),
                 **verdict,
             }
-        sys.stdout.write(msgspec.json.encode(document).decode() + "\n")
+        sys.stdout.write(json_text(document) + "\n")
     else:
         out = Console(soft_wrap=True, emoji=False)
         out.print(_standings_table(table, live=False))
