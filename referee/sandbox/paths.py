@@ -3,8 +3,19 @@
 A command's allow-list is worked out from its words alone: the executable found on PATH (as
 named and as resolved, since a venv's ``python`` is a link into its base interpreter), the
 interpreter of a ``#!`` script, and every word that names an existing file or directory (the
-bot's script, a jar, a class path). An executable in a ``bin`` directory brings its whole
-prefix (``/usr``, a venv, ``~/.pyenv/versions/X``): interpreters keep their libraries there.
+bot's script, a jar, a class path).
+
+An executable in a ``bin`` directory of its own prefix brings that whole prefix (a venv,
+``~/.pyenv/versions/X``, ``/usr/lib/jvm/X``, ``/opt/node``): interpreters keep their
+libraries there. An executable of the system's shared prefixes (``/usr``, ``/usr/local``,
+``/bin``) brings only its own files: itself, the directories of the prefix named after it
+(``python3.11`` -> ``/usr/lib/python3.11``, ``/usr/lib/python3``, ``/usr/local/lib/python3.11``;
+``node`` -> ``/usr/lib/node_modules``, ``/usr/share/nodejs``), and every shared library that
+it and the ELF files of those directories load (``elf.libraries``). The rest of ``/usr`` —
+gigabytes of other programs' files, most of them never read — stays closed: each of its
+pages would be one more place for a bot to leave a mark in the page cache (see
+``resident``), and one more to make resident before every match.
+
 No rule ever grants a directory such as ``/``, ``/tmp``, ``/proc`` or the operator's home
 whole: a program or word there is allowed alone.
 """
@@ -12,36 +23,42 @@ whole: a program or word there is allowed alone.
 from __future__ import annotations
 
 import contextlib
+import functools
 import glob
 import os
 import shlex
 import shutil
 import stat
 import tempfile
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Final
 
-#: Read-only for every bot: shared libraries, the runtimes' system configuration, time zones.
+from referee.rules.tiles import Seat
+from referee.sandbox import elf
+
+#: Read-only for every bot: the loader's configuration, locales, time zones, TLS settings,
+#: the user database and the runtimes' configuration in ``/etc``.
 SYSTEM: Final = (
-    "/usr",
-    "/lib",
-    "/lib64",
-    "/lib32",
-    "/libx32",
-    "/bin",
-    "/sbin",
     "/etc/ld.so.cache",
     "/etc/ld.so.conf",
     "/etc/ld.so.conf.d",
     "/etc/localtime",
+    "/usr/share/zoneinfo",
+    "/usr/lib/locale",
     "/etc/alternatives",
     "/etc/ssl",
+    "/usr/lib/ssl",
     "/etc/nsswitch.conf",
     "/etc/passwd",
     "/etc/group",
     *sorted(glob.glob("/etc/python3*")),
     *sorted(glob.glob("/etc/java*")),
 )
+#: Prefixes shared by the system's programs: a program there brings its own files only.
+SHARED_PREFIXES: Final = frozenset({"/usr", "/usr/local", "/bin", "/sbin"})
+#: Where a shared prefix keeps its programs' files, in directories named after them.
+_OWN_PLACES: Final = ("lib", "lib64", f"lib/{elf.MULTIARCH}", "share", "libexec")
 #: The referee's own package (public code): bots written with its kit, ``referee.bot``,
 #: import it wherever it is installed.
 PACKAGE: Final = Path(__file__).resolve().parent.parent
@@ -81,6 +98,7 @@ def _prefix(program: Path) -> Path:
 
 
 def _shebang(program: Path) -> list[str]:
+    """The interpreter a ``#!`` script names, and the program ``env`` is told to run."""
     try:
         with program.open("rb") as stream:
             first = stream.read(256)
@@ -90,7 +108,7 @@ def _shebang(program: Path) -> list[str]:
         return []
     words = first[2:].split(b"\n", 1)[0].decode("utf-8", "replace").split()
     if words and os.path.basename(words[0]) == "env":
-        words = [word for word in words[1:] if not word.startswith("-")][:1]
+        return words[:1] + [word for word in words[1:] if not word.startswith("-")][:1]
     return words[:1]
 
 
@@ -108,7 +126,7 @@ def _words(argv: list[str]) -> list[str]:
 
 
 def program_files(argv: list[str]) -> tuple[list[Path], list[Path]]:
-    """(the directories a command's runtime needs, the bot's own files and directories)."""
+    """(what a command's runtime needs, the bot's own files and directories)."""
     runtime: list[Path] = []
     seen: set[Path] = set()
     words = _words(argv)
@@ -120,19 +138,106 @@ def program_files(argv: list[str]) -> tuple[list[Path], list[Path]]:
             continue
         seen.add(program)
         for name in (program, Path(os.path.realpath(program))):
-            runtime.append(_prefix(name))
+            runtime += _runtime(name)
             pending += _shebang(name)
+    runtime += [Path(path) for path in sorted(_libraries(tuple(runtime)))]
     own: list[Path] = []
     for word in words[1:]:
         for piece in _pieces(word):
             if os.path.exists(piece):
                 path = Path(os.path.realpath(piece))  # Landlock follows links: so must we
+                if path in runtime:
+                    continue  # a program the command runs: the runtime has it already
                 if path.is_dir():
-                    if not closed(path):
+                    if not closed(path) and not _shared(path):
                         own.append(path)
                 else:
-                    own.append(path if closed(path.parent) else path.parent)
+                    parent = path.parent
+                    own.append(path if closed(parent) or _shared(parent) else parent)
     return _unique(runtime), _unique(own)
+
+
+def _shared(folder: Path) -> bool:
+    """Is ``folder`` a shared prefix or one of its top directories (``/usr/bin``,
+    ``/usr/lib``, ``/usr/lib/<multiarch>``), which a word naming a file there never brings
+    whole (``sh -c 'exec /usr/bin/python3 bot.py'`` names ``/usr/bin/python3``)?"""
+    text = str(folder)
+    return (
+        text in SHARED_PREFIXES
+        or str(folder.parent) in SHARED_PREFIXES
+        or (folder.name == elf.MULTIARCH and str(folder.parent.parent) in SHARED_PREFIXES)
+    )
+
+
+@functools.cache
+def _runtime(program: Path) -> tuple[Path, ...]:
+    """What ``program`` brings: its own prefix whole, or in a shared prefix, itself and the
+    directories named after it."""
+    prefix = _prefix(program)
+    if str(prefix) not in SHARED_PREFIXES:
+        return (prefix,)
+    found = [program]
+    if prefix.name != "bin" and prefix.name != "sbin":  # /usr, /usr/local
+        stem = program.name.rstrip("0123456789.-_")
+        places = [prefix / place for place in _OWN_PLACES]
+        if prefix == Path("/usr"):
+            places += [Path("/usr/local") / place for place in _OWN_PLACES]
+        for place in places:
+            with contextlib.suppress(OSError), os.scandir(place) as entries:
+                for entry in sorted(entries, key=lambda entry: entry.name):
+                    if _named_after(entry.name, stem) and entry.is_dir(follow_symlinks=False):
+                        found.append(Path(entry.path))
+    return tuple(found)
+
+
+def _named_after(name: str, stem: str) -> bool:
+    """``python3.11``, ``python3`` and ``python-wheels`` for ``python``; ``node_modules`` and
+    ``nodejs`` for ``node``; never ``shared-mime-info`` for ``sh``."""
+    if len(stem) < 2 or not name.startswith(stem):
+        return False
+    rest = name[len(stem) :]
+    return rest in ("", "js") or rest[0] in "0123456789.-_"
+
+
+#: Directories whose files may be programs (other ELF files have ``.so`` in their names).
+_PROGRAM_DIRS: Final = frozenset({"bin", "sbin", "libexec"})
+
+
+@functools.cache
+def _elf_files(folder: Path) -> tuple[str, ...]:
+    """The files under ``folder`` that may be ELF objects: shared libraries and extension
+    modules (``.so`` in the name), and the files of its program directories. Directory
+    entries only, no ``stat``: a runtime's tree can hold fifty thousand files."""
+    found: list[str] = []
+    pending = [str(folder)]
+    while pending:
+        current = pending.pop()
+        programs = os.path.basename(current) in _PROGRAM_DIRS
+        try:
+            with os.scandir(current) as entries:
+                for entry in entries:
+                    if entry.is_dir(follow_symlinks=False):
+                        pending.append(entry.path)
+                    elif programs or entry.name.endswith(".so") or ".so." in entry.name:
+                        found.append(entry.path)
+        except OSError:
+            continue
+    return tuple(sorted(found))
+
+
+@functools.cache
+def _libraries(runtime: tuple[Path, ...]) -> frozenset[str]:
+    """The shared libraries the runtime's programs and the ELF files in its directories
+    load, outside those directories."""
+    files: list[str] = []
+    for path in runtime:
+        files += _elf_files(path) if path.is_dir() else [str(path)]
+    inside = [str(path) for path in runtime if path.is_dir()]
+    return frozenset(
+        library
+        for library in elf.libraries(files)
+        if not any(contains(Path(folder), Path(library)) for folder in inside)
+    )
 
 
 def _pieces(word: str) -> list[str]:
@@ -187,3 +292,13 @@ def contains(folder: Path, other: Path) -> bool:
     """Is ``other`` ``folder`` or beneath it?"""
     folder, other = Path(os.path.realpath(folder)), Path(os.path.realpath(other))
     return folder == other or folder in other.parents
+
+
+def readable(per_seat: Mapping[Seat, Iterable[Path]]) -> list[Path]:
+    """Every path some seat may read: the system's files, the referee's package and each
+    seat's own list (``SandboxPlan.readable``) — what ``resident.warm`` is given."""
+    found: list[Path] = [Path(path) for path in SYSTEM]
+    found.append(PACKAGE)
+    for seat_paths in per_seat.values():
+        found += seat_paths
+    return _unique(found)
