@@ -51,7 +51,8 @@ async def partners(
     assert outcome.forfeit is None, outcome.forfeit
     deal = next(r for r in read_log(log).records if isinstance(r, DealRecord))
     report = stderr_path(log, "D").read_text()
-    line = next((line for line in report.splitlines() if line.startswith("CHANNEL")), report)
+    said = [line for line in report.splitlines() if line.startswith("CHANNEL")]
+    line = said[-1] if said else report
     layers = outcome.sandbox.seats["D"] if outcome.sandbox else []
     return line, _mask(list(deal.hands["B"])), layers
 
@@ -79,3 +80,45 @@ async def test_writing_moves_no_shared_filesystems_free_space(tmp_path: Path, mo
     # a bit another could read. The scratch directory is a tmpfs of the seat's own.
     report, _ = await attack(tmp_path, mode, "statvfs")
     assert ("SUCCEEDED" if mode == "off" else "BLOCKED") in report, report
+
+
+@pytest.mark.skipif(available()["seccomp"] is not None, reason="no seccomp here")
+@pytest.mark.parametrize("mode", ["off", "auto"])
+def test_the_second_leg_cannot_read_the_first_legs_kept_processes(
+    tmp_path: Path, mode: str
+) -> None:
+    # A warm pool keeps the first leg's processes, stopped, with their threads' nice values:
+    # with the sandbox off the second leg reads its opponents' hands there before it bids.
+    from processes import referee
+
+    channel = shlex.join([sys.executable, str(BOTS / "sched_channel_bot.py"), "--role", "both"])
+    opponent = shlex.join([sys.executable, str(RANDOM_BOT)])
+    run = referee(
+        "tournament", "--bot", f"chan={channel}", "--bot", f"rand={opponent}", "--seeds", "1",
+        "--jobs", "1", "--max-hands", "1", "--move-timeout", "3", "--sandbox", mode,
+        "--results", str(tmp_path / "results.jsonl"), "--logs", str(tmp_path / "logs"),
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    learned = []  # (what a channel seat found, its opponents' hands) in each match
+    for log in sorted((tmp_path / "logs").glob("*.jsonl")):
+        records = read_log(log)
+        deal = next(r for r in records.records if isinstance(r, DealRecord))
+        for seat, command in records.header.bots.items():
+            if "sched_channel_bot" in command:
+                lines = stderr_path(log, seat).read_text().splitlines()
+                said = [line for line in lines if line.startswith("CHANNEL")][-1]
+                theirs = {
+                    _mask(list(deal.hands[s])) for s in "ABCD" if (s in "AC") != (seat in "AC")
+                }
+                learned.append((said, theirs))
+    assert len(learned) == 4  # two legs, two seats each
+    if mode == "off":
+        found = [
+            {int(m, 16) for m in said.split()[2].split(",")} & theirs
+            for said, theirs in learned
+            if said.startswith("CHANNEL got")
+        ]
+        assert any(found), learned  # an opponent's hand, from the other leg's threads
+        return
+    assert all(said.startswith("CHANNEL nothing") for said, _ in learned), learned
