@@ -60,8 +60,9 @@ async def test_node_bot(tmp_path: Path) -> None:
 
 async def test_compiled_bot(tmp_path: Path) -> None:
     compiler = _need("gcc")
-    program = tmp_path / "bin" / "first_legal"
-    program.parent.mkdir()
+    # A program in a bin directory brings its prefix: keep the logs out of it.
+    program = tmp_path / "build" / "bin" / "first_legal"
+    program.parent.mkdir(parents=True)
     subprocess.run(
         [compiler, "-O2", "-o", str(program), str(RUNTIMES / "first_legal.c")], check=True
     )

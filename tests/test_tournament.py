@@ -216,7 +216,8 @@ def _wait_until_no_process_mentions(text: str, timeout: float) -> list[str]:
 
 
 def _slow_bot(directory: Path) -> Path:
-    bot = directory / "slow_bot.py"
+    bot = directory / "bots" / "slow_bot.py"  # not beside the results: the bot could read them
+    bot.parent.mkdir(exist_ok=True)
     bot.write_text(SLOW_BOT)
     return bot
 
