@@ -66,6 +66,8 @@ _MS_BIND: Final = 4096
 #: the same values): nosuid, nodev, noexec and the access-time ones.
 _KEPT_FLAGS: Final = 2 | 4 | 8 | 1024 | 2048 | 4096
 _MNT_DETACH: Final = 2
+#: Past any descriptor the referee holds (``closerange`` asks the kernel's ``close_range``).
+_MOST_FDS: Final = 1 << 30
 _PR_SET_NAME: Final = 15
 _PR_SET_DUMPABLE: Final = 4
 #: What the keeper and the init keep from the bot: asked to end, they wait for the bot.
@@ -98,7 +100,7 @@ def _keep_only(*keep: int) -> None:
         if fd > last:
             os.closerange(last, fd)
         last = fd + 1
-    os.closerange(last, 1 << 20)
+    os.closerange(last, _MOST_FDS)
     if null > 2 and null not in keep:
         os.close(null)
 
@@ -198,9 +200,13 @@ class SeatNamespaces:
             bot_exit: int = os.pidfd_open(bot)
         except OSError:
             bot_exit = -1
-        watched = [fd for fd in (bot_exit, lifeline, self._ask_read) if fd >= 0]
+        # poll, not select: the descriptors keep the referee's numbers, which may pass 1,024.
+        watched = select.poll()
+        for fd in (bot_exit, lifeline, self._ask_read):
+            if fd >= 0:
+                watched.register(fd, select.POLLIN)
         while True:
-            readable, _, _ = select.select(watched, [], [], 1.0)
+            readable = {fd for fd, _ in watched.poll(1000)}
             while True:
                 try:
                     pid, ended = os.waitpid(-1, os.WNOHANG)
@@ -216,7 +222,7 @@ class SeatNamespaces:
             if self._ask_read in readable:
                 asked = os.read(self._ask_read, 1)
                 if not asked:
-                    watched.remove(self._ask_read)
+                    watched.unregister(self._ask_read)
                 elif asked == b"e":
                     os.write(self._answer_write, b"y" if self._remount() else b"n")
 
@@ -242,8 +248,11 @@ class SeatNamespaces:
         """Ask the seat's init for a fresh scratch tmpfs; False when it did not make one."""
         try:
             os.write(self._ask, b"e")
-            readable, _, _ = select.select([self._answer], [], [], EMPTY_TIMEOUT)
-            return bool(readable) and os.read(self._answer, 1) == b"y"
+            answer = select.poll()
+            answer.register(self._answer, select.POLLIN)
+            if not answer.poll(EMPTY_TIMEOUT * 1000):
+                return False
+            return os.read(self._answer, 1) == b"y"
         except OSError:
             return False
 
