@@ -246,3 +246,11 @@ async def test_sandbox_allow_opens_exactly_that_path(tmp_path: Path) -> None:
 async def test_page_cache_cannot_be_probed(tmp_path: Path) -> None:
     report, _ = await attack(tmp_path, "auto", "page-probe")
     assert "BLOCKED OSError: [Errno 95]" in report, report  # EOPNOTSUPP: RWF_NOWAIT refused
+
+
+async def test_nested_directories_in_the_scratch_cannot_void_the_match(tmp_path: Path) -> None:
+    # A sore loser's 1,500 nested directories (and one of mode 0300): a recursive delete
+    # raised RecursionError at the clean-up, and the match had no outcome.
+    report, outcome = await attack(tmp_path, "auto", "nest")
+    assert "SUCCEEDED" in report, report
+    assert outcome.end == "max_hands" and outcome.forfeit is None

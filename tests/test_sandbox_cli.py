@@ -99,3 +99,20 @@ def test_referee_sandbox_probes_every_layer(tmp_path: Path) -> None:
     table = referee("sandbox", cwd=tmp_path)
     assert "landlock-scope" in table.stdout and "protects" in table.stdout
     assert table.returncode == run.returncode
+
+
+@pytest.mark.skipif(available()["landlock"] is not None, reason="no Landlock here")
+@pytest.mark.parametrize("mode", ["auto", "strict"])
+def test_a_bot_that_names_the_folder_of_the_logs_does_not_start(tmp_path: Path, mode: str) -> None:
+    # "python3 bot.py ." run where ./matches/ lands: the seat could read the log being
+    # written, every hand. Refused before any bot starts, in one line that says the fix.
+    (tmp_path / "bot.py").write_text((ROOT / "example_bots" / "random_bot.py").read_text())
+    bot = shlex.join([sys.executable, "bot.py", "."])
+    run = referee("match", bot, RANDOM, "--max-hands", "1", "--sandbox", mode, cwd=tmp_path)
+    if run.returncode == 0 and "uid" in run.stderr.splitlines()[0].split(";")[0]:
+        pytest.skip("the seats got their own uid: permissions close the logs to them")
+    assert run.returncode == 2, run.stderr
+    line = run.stderr.strip()
+    assert "\n" not in line and line.startswith("referee: ")
+    assert f"could read {tmp_path / 'matches'}" in line and "--log" in line, line
+    assert not (tmp_path / "matches").exists() or not any((tmp_path / "matches").iterdir())

@@ -159,7 +159,7 @@ def _refuse_exposed(seat: Seat, readable: list[Path], secrets: list[Path]) -> No
     """``SandboxRefused`` when a directory the seat may read holds a secret or the temporary
     directory (where the seats' scratch directories and the referee's files live)."""
     for folder in readable:
-        for secret in [*secrets, Path(tempfile.gettempdir())]:
+        for secret in [*map(Path.absolute, secrets), Path(tempfile.gettempdir())]:
             if paths.contains(folder, secret):
                 raise SandboxRefused(
                     f"seat {seat} could read {secret}: it is inside {folder}, which the bot's"
