@@ -89,6 +89,17 @@ def _write(path: str, text: str) -> None:
         os.close(fd)
 
 
+def _unshare(uid: int, gid: int) -> tuple[int, int]:
+    """Enter new namespaces, ``uid`` and ``gid`` (taken before: after ``unshare`` they read as
+    the overflow ids) mapped to themselves, root to ``nobody``; the ids inside."""
+    check(libc.unshare(FLAGS), "unshare")
+    inside_uid, inside_gid = uid or NOBODY, gid or NOBODY
+    _write("/proc/self/setgroups", "deny")
+    _write("/proc/self/uid_map", f"{inside_uid} {uid} 1\n")
+    _write("/proc/self/gid_map", f"{inside_gid} {gid} 1\n")
+    return inside_uid, inside_gid
+
+
 def _keep_only(*keep: int) -> None:
     """Close every descriptor but ``keep``; the standard three become ``/dev/null``."""
     null = os.open("/dev/null", os.O_RDWR)
@@ -142,11 +153,7 @@ class SeatNamespaces:
             # After a change of uid the process is no longer dumpable, and its /proc files
             # belong to root: it could not write its own user namespace's maps.
             check(libc.prctl(_PR_SET_DUMPABLE, 1, 0, 0, 0), "dumpable")
-        check(libc.unshare(FLAGS), "unshare")
-        inside_uid, inside_gid = uid or NOBODY, gid or NOBODY
-        _write("/proc/self/setgroups", "deny")
-        _write("/proc/self/uid_map", f"{inside_uid} {uid} 1\n")
-        _write("/proc/self/gid_map", f"{inside_gid} {gid} 1\n")
+        inside_uid, inside_gid = _unshare(uid, gid)
         self.options = (
             f"size={self.scratch_mb}m,mode=0700,uid={inside_uid},gid={inside_gid}".encode()
         )
@@ -276,11 +283,7 @@ def probe() -> str | None:
                 os.setresgid(spare, spare, spare)
                 os.setresuid(spare, spare, spare)
                 check(libc.prctl(_PR_SET_DUMPABLE, 1, 0, 0, 0), "dumpable")
-            uid, gid = os.geteuid(), os.getegid()
-            check(libc.unshare(FLAGS), "unshare")
-            _write("/proc/self/setgroups", "deny")
-            _write("/proc/self/uid_map", f"{uid} {uid} 1\n")
-            _write("/proc/self/gid_map", f"{gid} {gid} 1\n")
+            _unshare(os.geteuid(), os.getegid())
         except OSError as exc:
             os.write(2, (exc.strerror or str(exc)).encode())
             os._exit(1)
