@@ -213,6 +213,11 @@ class SeatName(StrEnum):
     D = "D"
 
 
+class CacheMedium(StrEnum):
+    pages = "pages"
+    names = "names"
+
+
 @app.command("match")
 def match_command(
     bots: Annotated[
@@ -1090,6 +1095,26 @@ def bench_sandbox(
     typer.echo(
         f"sandbox: {result.extra_ms['all']:+.1f} ms per bot start ({', '.join(result.layers)})"
     )
+
+
+@bench_app.command("cache")
+def bench_cache(
+    trials: Annotated[int, typer.Option(min=1, help="Hands per variant and scenario.")] = 6,
+    medium: Annotated[
+        CacheMedium,
+        typer.Option(help="pages: timed reads of pages; names: timed lookups of missing names."),
+    ] = CacheMedium.pages,
+) -> None:
+    """Bits of a hand per match a cache timing channel carries between partners and between
+    the legs of a pair, with the sandbox off and as the referee plays (about a minute)."""
+    import os
+
+    from referee.bench import cache_channel
+
+    # Without root the lookup caches cannot be dropped: no "forget" variant.
+    unprivileged = [a for v in ("off", "before", "narrow", "resident") for a in ("--variant", v)]
+    variants = [] if os.geteuid() == 0 else unprivileged
+    cache_channel.main(["--trials", str(trials), "--medium", medium.value, "--quiet", *variants])
 
 
 @bench_app.command("decode")

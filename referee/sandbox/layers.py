@@ -24,6 +24,8 @@ PROTECTS: Final = {
     "namespaces": "user, PID, mount, IPC, network and UTS namespaces per seat: no other seat's"
     " processes to name or read, no network interface, its own process count; the seat's tree"
     " ends with it",
+    "page-cache": "every page a bot may read is read, and as root locked in memory, before its"
+    " first match: no read makes a page hotter, no seat can evict one (a timing channel)",
     "landlock": "files: only the bot's runtime, its own files and its scratch directory",
     "landlock-net": "no TCP bind or connect",
     "landlock-scope": "no signals and no abstract unix sockets outside the bot's own tree",

@@ -20,7 +20,7 @@ import msgspec
 
 from referee.errors import SandboxRefused
 from referee.rules.tiles import SEATS, Seat
-from referee.sandbox import paths
+from referee.sandbox import paths, resident
 from referee.sandbox.layers import PROTECTS, REQUIRED, available, is_root
 from referee.settings import MatchLimits, SandboxMode, SandboxSettings
 
@@ -145,6 +145,11 @@ def plan(
                     )
             if "no-caps" in layers and "uid" in layers:
                 layers.remove("no-caps")  # another uid holds no capability in the first place
+            if "page-cache" in layers:
+                too_many = resident.fits(tuple(map(str, paths.readable({seat: readable[seat]}))))
+                if too_many is not None:
+                    layers.remove("page-cache")
+                    off[f"page-cache {seat}"] = too_many
         seats[seat] = layers
         if "uid" not in layers:  # file permissions do not keep it out: only the allow-list
             _refuse_exposed(seat, readable.get(seat, []), secrets)

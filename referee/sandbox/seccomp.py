@@ -47,6 +47,10 @@ _ARCH: Final = 4
 _ARG0: Final = 16  # the low 32 bits of args[0] (little-endian)
 _ARG1: Final = 24
 _RWF_NOWAIT: Final = 0x8
+_ARG2: Final = 32
+#: madvise advice refused: MADV_COLD and MADV_PAGEOUT deactivate or evict the pages of a
+#: shared runtime file, which a partner could then tell by timing its reads.
+_MADVISE_DENIED: Final = (20, 21)
 
 #: fcntl commands refused: F_GETLK, F_SETLK, F_SETLKW, F_OFD_GETLK, F_OFD_SETLK,
 #: F_OFD_SETLKW, F_SETLEASE, F_GETLEASE, F_NOTIFY.
@@ -80,7 +84,7 @@ DENIED: Final = _names(
     # the machine's process count and load, which every process changes
     " sysinfo"
     # the page cache as a channel: who has read which page of a shared runtime file
-    " mincore readahead fadvise64 cachestat"
+    " mincore readahead fadvise64 cachestat process_madvise"
     # metadata Landlock does not cover, which a seat left as root could change on any file
     " fchmod fchmodat fchmodat2 fchown fchownat utimensat setxattr lsetxattr fsetxattr"
     " removexattr lremovexattr fremovexattr setxattrat removexattrat"
@@ -159,7 +163,7 @@ _X86_64: Final = {
     "getpriority": 140, "ioprio_get": 252, "sched_getscheduler": 145, "sched_getparam": 143,
     "sched_getaffinity": 204, "sched_getattr": 315, "sched_rr_get_interval": 148,
     "getpgid": 121, "getsid": 124, "get_robust_list": 274, "move_pages": 279,
-    "migrate_pages": 256, "pidfd_open": 434,
+    "migrate_pages": 256, "pidfd_open": 434, "madvise": 28, "process_madvise": 440,
 }  # fmt: skip
 _AARCH64: Final = {
     "setsid": 157, "setpgid": 154, "ptrace": 117, "process_vm_readv": 270,
@@ -191,7 +195,7 @@ _AARCH64: Final = {
     "getpriority": 141, "ioprio_get": 31, "sched_getscheduler": 120, "sched_getparam": 121,
     "sched_getaffinity": 123, "sched_getattr": 275, "sched_rr_get_interval": 127,
     "getpgid": 155, "getsid": 156, "get_robust_list": 100, "move_pages": 239,
-    "migrate_pages": 238, "pidfd_open": 434,
+    "migrate_pages": 238, "pidfd_open": 434, "madvise": 233, "process_madvise": 440,
 }  # fmt: skip
 #: AUDIT_ARCH_* value and system call table per machine; x32 calls have bit 30 set.
 _ARCHES: Final = {
@@ -255,6 +259,11 @@ def program(machine: str | None = None, own_pids_only: bool = True) -> bytes:
         _insn(_RET, _ERRNO | errno.EOPNOTSUPP),
         _insn(_RET, _ALLOW),
     ]
+    # madvise(): no deactivating or evicting pages (the accumulator holds the call number).
+    denied_advice = len(_MADVISE_DENIED)
+    code += [_insn(_JEQ, numbers["madvise"], jf=denied_advice + 3), _insn(_LD_ABS_W, _ARG2)]
+    code += [_insn(_JEQ, advice, jt=denied_advice - i) for i, advice in enumerate(_MADVISE_DENIED)]
+    code += [_insn(_RET, _ALLOW), _insn(_RET, eperm)]
     # fcntl(): no lock, lease or dnotify command. The accumulator still holds the call number.
     commands = len(_FCNTL_DENIED)
     code += [_insn(_JEQ, numbers["fcntl"], jf=commands + 3), _insn(_LD_ABS_W, _ARG1)]

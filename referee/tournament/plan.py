@@ -64,6 +64,9 @@ class MatchJob(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     warm: bool = True
     #: The tournament's fingerprint: kept bots are lent only within their own tournament.
     tournament: str = ""
+    #: Another match on these deals was played before it in this tournament: what its bots
+    #: left in the kernel's caches is wiped before this one's start (``run.play``).
+    after_same_deals: bool = False
 
     @property
     def commands(self) -> dict[Seat, str]:

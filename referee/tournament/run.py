@@ -36,6 +36,7 @@ import trio
 
 from referee.rules.tiles import Seat
 from referee.runner import Terminated, interrupted, leaf_error, run_match
+from referee.sandbox import resident
 from referee.sandbox.policy import SandboxPlan
 from referee.sandbox.policy import plan as plan_sandbox
 from referee.seating.pool import WarmPool, entrant_key
@@ -92,6 +93,10 @@ def play(job: MatchJob) -> MatchResult:
 
 async def _play_job(job: MatchJob) -> MatchOutcome:
     plan = _sandbox(job)
+    if job.after_same_deals and "page-cache" in plan.report.layers:
+        # The marks an earlier match's bots left in the kernel's lookup caches (which names
+        # they looked up) would tell this one's bots the deals: wiped, where root may.
+        await trio.to_thread.run_sync(resident.forget_lookups)
     source = None
     if job.warm:
         first, second = (
@@ -381,8 +386,11 @@ def run_jobs(
     interrupted match raises ``KeyboardInterrupt`` here."""
     progress = Progress()
     upcoming = iter(jobs)
+    #: Jobs passed over while a match on the same deals was in flight, in plan order.
+    held: list[MatchJob] = []
     running: dict[cf.Future[MatchResult], MatchJob] = {}
     attempts: Counter[str] = Counter()
+    played_deals: set[str] = set()
     submitting = True
 
     def fail(job: MatchJob, error: BaseException) -> None:
@@ -399,11 +407,28 @@ def run_jobs(
             progress.stopped = f"the executor refused work: {type(exc).__name__}: {exc}"
             fail(job, exc)
 
+    def next_job() -> MatchJob | None:
+        """The first job in plan order whose deals no match in flight plays: two matches on
+        the same deals never run at once, so neither can hear the other live."""
+        busy = {job.deals for job in running.values()}
+        for job in held:
+            if job.deals not in busy:
+                held.remove(job)
+                return job
+        for job in upcoming:
+            if job.deals not in busy:
+                return job
+            held.append(job)
+        return None
+
     def fill() -> None:
         while submitting and len(running) < window:
-            job = next(upcoming, None)
+            job = next_job()
             if job is None:
                 return
+            if job.deals in played_deals:
+                job = msgspec.structs.replace(job, after_same_deals=True)
+            played_deals.add(job.deals)
             start(job)
 
     fill()
