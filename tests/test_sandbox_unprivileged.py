@@ -57,9 +57,12 @@ pytestmark = pytest.mark.skipif(_why_not() is not None, reason=str(_why_not()))
 
 @pytest.fixture
 def workdir() -> Iterator[Path]:
-    """A directory the unprivileged referee owns (pytest's tmp_path is root's alone)."""
+    """A directory the unprivileged referee owns (pytest's tmp_path is root's alone), with
+    its temporary directory in it."""
     folder = Path(tempfile.mkdtemp(prefix="texas42-nobody-"))
-    os.chown(folder, NOBODY, NOBODY)
+    (folder / "tmp").mkdir()
+    for path in (folder, folder / "tmp"):
+        os.chown(path, NOBODY, NOBODY)
     try:
         yield folder
     finally:
@@ -83,7 +86,12 @@ def _referee(
         group=NOBODY,
         extra_groups=[],
         cwd=workdir,
-        env={"PATH": "/usr/bin:/bin", "HOME": str(workdir), "ATTACK_TARGET": target},
+        env={
+            "PATH": "/usr/bin:/bin",
+            "HOME": str(workdir),
+            "ATTACK_TARGET": target,
+            "TMPDIR": str(workdir / "tmp"),  # the scratch roots: this test's alone
+        },
         capture_output=True,
         text=True,
         timeout=60,
@@ -195,7 +203,4 @@ def test_what_a_bot_builds_in_its_scratch_cannot_void_the_match(
     outcome = _match(workdir, {"B": attacker}, "--sandbox", "auto", first=first)
     assert "SUCCEEDED" in _stderr(workdir, "B"), _stderr(workdir, "B")
     assert outcome["end"] == "max_hands" and outcome["forfeit"] is None
-    left = [
-        p for p in Path(tempfile.gettempdir()).glob("texas42-scratch-*") if p.owner() == "nobody"
-    ]
-    assert left == []
+    assert list((workdir / "tmp").iterdir()) == []  # every scratch directory removed

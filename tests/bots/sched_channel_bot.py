@@ -70,12 +70,14 @@ def receive() -> tuple[list[int], str]:
             errors[name] = errors.get(name, 0) + 1
     own = {os.getpid(), *OWN}
     found = []
-    for pid in sorted(seen):
-        if pid in own or [seen.get(pid + i) for i in range(3)] != list(MARKERS):
-            continue
-        data = [seen[p] for p in sorted(seen) if pid + 3 <= p <= pid + 64 and 1 <= seen[p] <= 16]
-        if len(data) >= 7:
-            found.append(sum((nice - 1) << (4 * i) for i, nice in enumerate(data[:7])))
+    # The sender's threads follow one another in pid order, though other tasks started at
+    # the same moment may come between them: look at the niced tasks after each marker.
+    niced = [(pid, seen[pid]) for pid in sorted(seen) if seen[pid] != 0 and pid not in own]
+    for at, (pid, _) in enumerate(niced):
+        following = [value for other, value in niced[at : at + 10] if other - pid < 512]
+        data = following[3:]
+        if following[:3] == list(MARKERS) and len(data) == 7 and all(1 <= v <= 16 for v in data):
+            found.append(sum((v - 1) << (4 * i) for i, v in enumerate(data)))
     return found, f"{len(seen)} tasks readable, refused: {errors}"
 
 
