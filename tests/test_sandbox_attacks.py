@@ -130,6 +130,10 @@ async def test_attack(tmp_path: Path, port: int, mode: str, name: str, target: s
         assert "SUCCEEDED" in line, line
     elif name in ("signal-bot", "steal-stdin") and "namespaces" in outcome.sandbox.seats["B"]:
         assert "BLOCKED ProcessLookupError" in line, line  # no other bot has a pid here
+    elif str(logs) in target and "namespaces" in outcome.sandbox.seats["B"]:
+        # The logs' directory is covered by an empty, read-only mount in the seat's view.
+        refusals = ("FileNotFoundError", "PermissionError", "Read-only file system")
+        assert "BLOCKED" in line and any(word in line for word in refusals), line
     else:
         assert "BLOCKED PermissionError" in line, line  # refused, not missed
         if name in ("chmod", "utime"):

@@ -6,6 +6,7 @@ The partners are B (sender) and D (receiver); A and C play randomly."""
 
 from __future__ import annotations
 
+import os
 import shlex
 import sys
 from pathlib import Path
@@ -122,3 +123,52 @@ def test_the_second_leg_cannot_read_the_first_legs_kept_processes(
         assert any(found), learned  # an opponent's hand, from the other leg's threads
         return
     assert all(said.startswith("CHANNEL nothing") for said, _ in learned), learned
+
+
+async def _hand_passed(tmp_path: Path, mode: str, bot: list[str]) -> tuple[str, str, int, int]:
+    """One hand with ``bot`` in A and C: their reports, and their true hands."""
+    commands = {seat: shlex.join([sys.executable, str(RANDOM_BOT)]) for seat in "BD"}
+    commands["A"] = commands["C"] = shlex.join([sys.executable, *bot])
+    settings = MatchSettings(seed=12, max_hands=1, move_timeout=5.0)
+    log = tmp_path / "logs" / "match.jsonl"
+    sandbox = plan(SandboxSettings(mode=mode), settings, commands, [log.parent])  # type: ignore[arg-type]
+    outcome = await run_match(settings, commands, log, sandbox)
+    assert outcome.forfeit is None, outcome.forfeit
+    deal = next(r for r in read_log(log).records if isinstance(r, DealRecord))
+    said = [stderr_path(log, seat).read_text() for seat in "AC"]
+    return said[0], said[1], _mask(list(deal.hands["A"])), _mask(list(deal.hands["C"]))
+
+
+@pytest.mark.skipif(available()["seccomp"] is not None, reason="no seccomp here")
+@pytest.mark.parametrize("via", ["wake", "exit"])
+@pytest.mark.parametrize("mode", ["off", "auto"])
+async def test_partners_cannot_talk_through_shared_futexes(
+    tmp_path: Path, mode: str, via: str
+) -> None:
+    # A futex in a page of a file both map is keyed by the file: A wakes the words of its
+    # tiles (or ends threads that registered them), C's threads wait on them.
+    bot = [str(BOTS / "futex_channel_bot.py"), "--via", via]
+    _, received, hand, _ = await _hand_passed(tmp_path, mode, bot)
+    got = [line for line in received.splitlines() if line.startswith("CHANNEL got")]
+    if mode == "off":
+        assert got == [f"CHANNEL got {hand:07x}"], received
+    else:  # a wait on a shared word answers at once, and nothing is woken
+        assert got == ["CHANNEL got 0000000"], received
+
+
+@pytest.mark.skipif(available()["namespaces"] is not None, reason="no mount namespace here")
+@pytest.mark.parametrize("mode", ["off", "auto"])
+async def test_partners_cannot_talk_through_access_times(tmp_path: Path, mode: str) -> None:
+    # Files with an mtime in the future: every read moves their access time, which any seat
+    # may stat. In the seat's view every mount is read-only, and no read moves it.
+    bits = tmp_path / "bits"
+    bits.mkdir()
+    for index in range(112):
+        (bits / f"b{index:03}").write_bytes(b"x")
+        os.utime(bits / f"b{index:03}", (0, 4102444800))  # 2100-01-01
+    bot = [str(BOTS / "atime_channel_bot.py"), "--bits", str(bits)]
+    said_a, said_c, hand_a, hand_c = await _hand_passed(tmp_path, mode, bot)
+    if mode == "off":
+        assert f"C={hand_c:07x}" in said_a and f"A={hand_a:07x}" in said_c, (said_a, said_c)
+    else:
+        assert "CHANNEL A saw nothing" in said_a and "CHANNEL C saw nothing" in said_c

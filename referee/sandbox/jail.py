@@ -130,8 +130,16 @@ class SeatJail:
         self.namespaces: SeatNamespaces | None = None
         try:
             if "namespaces" in self.layers:  # the scratch tmpfs is mounted in them
+                # Hidden from the seat, unless its own program lies there (its uid keeps it
+                # out of the files then).
+                mine = plan.readable.get(seat, [])
+                hidden = [
+                    secret
+                    for secret in plan.secrets
+                    if not any(paths.contains(secret, path) for path in mine)
+                ]
                 self.namespaces = SeatNamespaces(
-                    scratch, self.tmpdir, self.limits.scratch_mb, self.nproc
+                    scratch, self.tmpdir, self.limits.scratch_mb, self.nproc, hidden
                 )
             elif "tmpfs" in self.layers:
                 self.mounted = True  # first: an interrupt just after the mount must undo it

@@ -8,13 +8,19 @@ is the seat's and before Landlock and seccomp:
 1. ``unshare`` the six namespaces; the user namespace maps the seat's uid and gid to
    themselves (a seat left as root is ``nobody`` inside, so that no root-owned file is its own
    there and an ``exec`` gains no capability);
-2. the seat's directory is bound read-only onto itself, and its ``tmp`` gets a tmpfs of its
-   own: the referee sees two empty directories, the bot a bounded one that the kernel frees
-   when the seat ends — nothing a bot builds is ever walked. (Landlock's rule is on the
-   seat's directory: a rule on a mount point itself does not reach the filesystem mounted
-   there, so the tmpfs can be mounted afresh beneath it and the rule still holds.)
-3. ``RLIMIT_NPROC``, which the kernel counts per user namespace: one seat's processes cannot
-   use up another's, root or not;
+2. every mount is made read-only in the seat's view (a read then moves no access time,
+   which any seat could ``stat``: a channel between partners and between the legs of a pair),
+   the referee's secrets (the logs' directory, the results) are covered by empty mounts (a
+   bot could ``stat`` them: a partner's stderr copy has the size its sender chooses), the
+   seat's directory is bound read-only onto itself, and its ``tmp`` gets a tmpfs of its
+   own, bounded in bytes and inodes: the referee sees two empty directories, the bot a
+   bounded one that the kernel frees when the seat ends — nothing a bot builds is ever
+   walked. (Landlock's rule is on the seat's directory: a rule on a mount point itself does
+   not reach the filesystem mounted there, so the tmpfs can be mounted afresh beneath it
+   and the rule still holds.)
+3. ``RLIMIT_NPROC`` and ``RLIMIT_SIGPENDING``, which the kernel counts per user namespace:
+   one seat's processes or queued signals cannot use up another's, or tell it how many it
+   has, root or not;
 4. two forks. The process the referee started (the *keeper*) stays outside the PID
    namespace, waits, and exits as the bot did; its child is PID 1 of the seat's namespace
    (the *init*): it reaps orphans, empties the scratch directory when the referee asks, and
@@ -35,6 +41,7 @@ import os
 import resource
 import select
 import signal
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Final
 
@@ -65,7 +72,14 @@ _MS_BIND: Final = 4096
 #: Flags of a mount that a remount in a user namespace must keep (``statvfs`` gives them with
 #: the same values): nosuid, nodev, noexec and the access-time ones.
 _KEPT_FLAGS: Final = 2 | 4 | 8 | 1024 | 2048 | 4096
-_MNT_DETACH: Final = 2
+_MOUNT_SETATTR: Final = 442  # the same number on every architecture
+_AT_FDCWD: Final = -100
+_AT_RECURSIVE: Final = 0x8000
+_MOUNT_ATTR_RDONLY: Final = 1
+#: Signals a seat may have queued (``RLIMIT_SIGPENDING``), counted in its user namespace.
+SIGNALS_PENDING: Final = 1024
+#: Inodes per MiB of scratch: a file costs kernel memory whatever its size.
+INODES_PER_MB: Final = 64
 #: Past any descriptor the referee holds (``closerange`` asks the kernel's ``close_range``).
 _MOST_FDS: Final = 1 << 30
 _PR_SET_NAME: Final = 15
@@ -79,6 +93,12 @@ _HELD: Final = {
 libc.unshare.argtypes = [ctypes.c_int]
 libc.mount.argtypes = [ctypes.c_char_p] * 3 + [ctypes.c_ulong, ctypes.c_char_p]
 libc.umount2.argtypes = [ctypes.c_char_p, ctypes.c_int]
+
+
+class _MountAttr(ctypes.Structure):
+    _fields_ = [(name, ctypes.c_uint64) for name in ("attr_set", "attr_clr", "propagation")] + [
+        ("userns_fd", ctypes.c_uint64)
+    ]
 
 
 def _write(path: str, text: str) -> None:
@@ -130,8 +150,19 @@ def _mirror(status: int) -> None:
 class SeatNamespaces:
     """One seat's namespaces: made by its child, and the referee's line to the seat's init."""
 
-    def __init__(self, directory: Path, scratch: Path, scratch_mb: int, nproc: int | None):
+    def __init__(
+        self,
+        directory: Path,
+        scratch: Path,
+        scratch_mb: int,
+        nproc: int | None,
+        hidden: Sequence[Path] = (),
+    ) -> None:
         self.directory = str(directory).encode()
+        #: The referee's files no seat may even ``stat``: each directory gets an empty
+        #: read-only tmpfs over it, each file ``/dev/null``.
+        self.hidden = [(str(path).encode(), path.is_dir()) for path in hidden if path.exists()]
+        self._read_only_root = _MountAttr(attr_set=_MOUNT_ATTR_RDONLY)
         self.scratch = str(scratch).encode()
         self.read_only = (
             _MS_REMOUNT | _MS_BIND | _MS_RDONLY | (os.statvfs(directory).f_flag & _KEPT_FLAGS)
@@ -155,13 +186,26 @@ class SeatNamespaces:
             check(libc.prctl(_PR_SET_DUMPABLE, 1, 0, 0, 0), "dumpable")
         inside_uid, inside_gid = _unshare(uid, gid)
         self.options = (
-            f"size={self.scratch_mb}m,mode=0700,uid={inside_uid},gid={inside_gid}".encode()
+            f"size={self.scratch_mb}m,nr_inodes={max(1024, self.scratch_mb * INODES_PER_MB)},"
+            f"mode=0700,uid={inside_uid},gid={inside_gid}"
+        ).encode()
+        attr = ctypes.byref(self._read_only_root)
+        size = ctypes.sizeof(self._read_only_root)
+        check(
+            libc.syscall(_MOUNT_SETATTR, _AT_FDCWD, b"/", _AT_RECURSIVE, attr, size),
+            "read-only mounts",
         )
+        for path, is_directory in self.hidden:
+            if is_directory:
+                check(libc.mount(b"none", path, b"tmpfs", _MS_RDONLY, b"size=4k"), "hide")
+            else:
+                check(libc.mount(b"/dev/null", path, None, _MS_BIND, None), "hide")
         check(libc.mount(self.directory, self.directory, None, _MS_BIND, None), "bind")
         check(libc.mount(None, self.directory, None, self.read_only, None), "read-only")
         self._mount()
         if self.nproc is not None:
             resource.setrlimit(resource.RLIMIT_NPROC, (self.nproc, self.nproc))
+        resource.setrlimit(resource.RLIMIT_SIGPENDING, (SIGNALS_PENDING, SIGNALS_PENDING))
         status_read, status_write = os.pipe()
         lifeline, lifeline_write = os.pipe()
         init = os.fork()
@@ -234,8 +278,10 @@ class SeatNamespaces:
                     os.write(self._answer_write, b"y" if self._remount() else b"n")
 
     def _remount(self) -> bool:
-        """A fresh tmpfs over the scratch directory (the old one goes when nothing holds it)."""
-        if libc.umount2(self.scratch, _MNT_DETACH) != 0:
+        """A fresh tmpfs over the scratch directory. Not while the bot holds the old one open
+        (a descriptor, its working directory): detached, it would live on, outside every
+        bound, for as long as the bot — so the bot is retired instead."""
+        if libc.umount2(self.scratch, 0) != 0:
             return False
         try:
             self._mount()

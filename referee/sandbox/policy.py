@@ -91,6 +91,8 @@ class SandboxPlan:
     report: SandboxReport
     #: Per seat: directories its runtime and program need (read-only).
     readable: dict[Seat, list[Path]] = field(default_factory=dict)
+    #: The referee's files no bot may read: the logs' directory, the results.
+    secrets: list[Path] = field(default_factory=list)
 
     @property
     def off(self) -> bool:
@@ -154,7 +156,7 @@ def plan(
         if "uid" not in layers:  # file permissions do not keep it out: only the allow-list
             _refuse_exposed(seat, readable.get(seat, []), secrets)
     report = msgspec.structs.replace(bounds, seats=seats, off=off)
-    sandbox = SandboxPlan(settings, limits, report, readable)
+    sandbox = SandboxPlan(settings, limits, report, readable, [p.absolute() for p in secrets])
     if settings.mode == "strict":
         _check_strict(sandbox)
     return sandbox

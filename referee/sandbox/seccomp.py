@@ -51,6 +51,14 @@ _ARG2: Final = 32
 #: madvise advice refused: MADV_COLD and MADV_PAGEOUT deactivate or evict the pages of a
 #: shared runtime file, which a partner could then tell by timing its reads.
 _MADVISE_DENIED: Final = (20, 21)
+#: A futex without FUTEX_PRIVATE_FLAG is keyed by the page it lies in: on a runtime file both
+#: partners map, a wake is a message (and so is the wake the kernel sends when a thread that
+#: registered that word exits). Such a wait answers EAGAIN (the caller checks its word and
+#: tries again: it spins instead of sleeping), anything else EPERM.
+_FUTEX_PRIVATE: Final = 128
+_FUTEX_COMMAND: Final = 127
+_FUTEX_WAITS: Final = (0, 9, 11)  # WAIT, WAIT_BITSET, WAIT_REQUEUE_PI
+_ALU_AND_K: Final = 0x54
 
 #: fcntl commands refused: F_GETLK, F_SETLK, F_SETLKW, F_OFD_GETLK, F_OFD_SETLK,
 #: F_OFD_SETLKW, F_SETLEASE, F_GETLEASE, F_NOTIFY.
@@ -81,8 +89,11 @@ DENIED: Final = _names(
     " socket shmget shmat shmctl shmdt semget semop semctl semtimedop msgget msgsnd msgrcv"
     " msgctl mq_open mq_unlink mq_timedsend mq_timedreceive mq_notify mq_getsetattr flock"
     " inotify_init1 inotify_add_watch fanotify_init fanotify_mark"
-    # the machine's process count and load, which every process changes
-    " sysinfo"
+    # the machine's process count and load, which every process changes; the free space of
+    # filesystems every seat sees, which the referee's own writes move; the mount table
+    " sysinfo statfs fstatfs statmount listmount"
+    # futexes of the second interface, which may name a shared word (a file's page)
+    " futex_waitv futex_wake futex_wait futex_requeue"
     # the page cache as a channel: who has read which page of a shared runtime file
     " mincore readahead fadvise64 cachestat process_madvise"
     # metadata Landlock does not cover, which a seat left as root could change on any file
@@ -130,8 +141,8 @@ OWN_PIDS_ONLY: Final = {
 #: pid): a descriptor for any pid on the machine.
 NO_PIDFDS: Final = ("pidfd_open",)
 _X86_ONLY: Final = {
-    "iopl": 172, "ioperm": 173, "inotify_init": 253, "chmod": 90, "chown": 92, "lchown": 94,
-    "utime": 132, "utimes": 235, "futimesat": 261,
+    "ustat": 136, "iopl": 172, "ioperm": 173, "inotify_init": 253, "chmod": 90, "chown": 92,
+    "lchown": 94, "utime": 132, "utimes": 235, "futimesat": 261,
 }  # fmt: skip
 
 _X86_64: Final = {
@@ -164,6 +175,8 @@ _X86_64: Final = {
     "sched_getaffinity": 204, "sched_getattr": 315, "sched_rr_get_interval": 148,
     "getpgid": 121, "getsid": 124, "get_robust_list": 274, "move_pages": 279,
     "migrate_pages": 256, "pidfd_open": 434, "madvise": 28, "process_madvise": 440,
+    "statfs": 137, "fstatfs": 138, "statmount": 457, "listmount": 458, "futex": 202,
+    "futex_waitv": 449, "futex_wake": 454, "futex_wait": 455, "futex_requeue": 456,
 }  # fmt: skip
 _AARCH64: Final = {
     "setsid": 157, "setpgid": 154, "ptrace": 117, "process_vm_readv": 270,
@@ -196,6 +209,8 @@ _AARCH64: Final = {
     "sched_getaffinity": 123, "sched_getattr": 275, "sched_rr_get_interval": 127,
     "getpgid": 155, "getsid": 156, "get_robust_list": 100, "move_pages": 239,
     "migrate_pages": 238, "pidfd_open": 434, "madvise": 233, "process_madvise": 440,
+    "statfs": 43, "fstatfs": 44, "statmount": 457, "listmount": 458, "futex": 98,
+    "futex_waitv": 449, "futex_wake": 454, "futex_wait": 455, "futex_requeue": 456,
 }  # fmt: skip
 #: AUDIT_ARCH_* value and system call table per machine; x32 calls have bit 30 set.
 _ARCHES: Final = {
@@ -259,6 +274,17 @@ def program(machine: str | None = None, own_pids_only: bool = True) -> bytes:
         _insn(_RET, _ERRNO | errno.EOPNOTSUPP),
         _insn(_RET, _ALLOW),
     ]
+    # futex(): only private ones. The accumulator holds the call number.
+    waits = len(_FUTEX_WAITS)
+    code += [
+        _insn(_JEQ, numbers["futex"], jf=waits + 6),
+        _insn(_LD_ABS_W, _ARG1),
+        _insn(_JSET, _FUTEX_PRIVATE, jf=1),
+        _insn(_RET, _ALLOW),
+        _insn(_ALU_AND_K, _FUTEX_COMMAND),
+    ]
+    code += [_insn(_JEQ, wait, jt=waits - i) for i, wait in enumerate(_FUTEX_WAITS)]
+    code += [_insn(_RET, eperm), _insn(_RET, _ERRNO | errno.EAGAIN)]
     # madvise(): no deactivating or evicting pages (the accumulator holds the call number).
     denied_advice = len(_MADVISE_DENIED)
     code += [_insn(_JEQ, numbers["madvise"], jf=denied_advice + 3), _insn(_LD_ABS_W, _ARG2)]
