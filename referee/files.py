@@ -9,10 +9,12 @@ from pathlib import Path
 from typing import BinaryIO
 
 
-def private_file(path: Path) -> BinaryIO:
-    """A new file (or an emptied one) only its owner can read or write, whatever the umask:
-    logs, stderr copies and results hold what bots must never see."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+def private_file(path: Path, append: bool = False) -> BinaryIO:
+    """A new file (or an emptied one; with ``append``, one written on at its end) only its
+    owner can read or write, whatever the umask: logs, stderr copies and results hold what
+    bots must never see."""
+    keep = os.O_APPEND if append else os.O_TRUNC
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | keep | os.O_CLOEXEC, 0o600)
     os.fchmod(fd, 0o600)
     return os.fdopen(fd, "wb")
 

@@ -56,8 +56,8 @@ class StderrSink:
         kept = data[: max(room, 0)]
         if kept and self.path is not None:
             try:
-                if self._file is None:
-                    self._file = private_file(self.path)
+                if self._file is None:  # after a bot restarted in its match: below its crash
+                    self._file = private_file(self.path, append=True)
                 self._file.write(kept)
                 self._file.flush()
             except OSError:

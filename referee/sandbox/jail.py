@@ -85,10 +85,11 @@ def _tree(pid: int) -> list[int]:
 
 
 @functools.cache
-def _filter(own_pids_only: bool) -> seccomp.Filter:
+def _filter(own_pids_only: bool, shared_uid: bool) -> seccomp.Filter:
     """The compiled filter, made once per process and kept alive; ``own_pids_only`` where the
-    seat has no PID namespace of its own (``seccomp.program``)."""
-    return seccomp.Filter(seccomp.program(own_pids_only=own_pids_only))
+    seat has no PID namespace of its own, ``shared_uid`` where it has no uid of its own
+    (``seccomp.program``)."""
+    return seccomp.Filter(seccomp.program(own_pids_only=own_pids_only, shared_uid=shared_uid))
 
 
 class SeatJail:
@@ -163,8 +164,9 @@ class SeatJail:
                 for device in paths.DEVICES:
                     self.ruleset.allow(device, landlock.DEVICE)
                 self.ruleset.allow_all(scratch)
-            own_pids_only = self.namespaces is None
-            self.filter = _filter(own_pids_only) if "seccomp" in self.layers else None
+            own_pids_only, shared_uid = self.namespaces is None, uid is None
+            on = "seccomp" in self.layers
+            self.filter = _filter(own_pids_only, shared_uid) if on else None
         except BaseException:
             self.close()
             raise

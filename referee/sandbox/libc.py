@@ -62,9 +62,19 @@ _MS_NODEV: Final = 4
 _MNT_DETACH: Final = 2
 
 
+#: Inodes per MiB of a scratch tmpfs: a file costs kernel memory whatever its size.
+INODES_PER_MB: Final = 64
+
+
+def tmpfs_options(size_mb: int, uid: int, gid: int) -> bytes:
+    """A scratch tmpfs of ``size_mb`` MiB, its inodes bounded too, ``uid``'s alone."""
+    inodes = max(1024, size_mb * INODES_PER_MB)
+    return f"size={size_mb}m,nr_inodes={inodes},mode=0700,uid={uid},gid={gid}".encode()
+
+
 def mount_tmpfs(path: str, size_mb: int, uid: int) -> None:
     """A tmpfs of ``size_mb`` MiB on ``path``, owned by ``uid`` and closed to everyone else."""
-    options = f"size={size_mb}m,mode=0700,uid={uid},gid={uid}".encode()
+    options = tmpfs_options(size_mb, uid, uid)
     check(
         libc.mount(b"tmpfs", path.encode(), b"tmpfs", _MS_NOSUID | _MS_NODEV, options),
         f"mount tmpfs on {path}",

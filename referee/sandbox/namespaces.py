@@ -45,7 +45,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Final
 
-from referee.sandbox.libc import check, libc
+from referee.sandbox.libc import check, libc, tmpfs_options
 
 CLONE_NEWNS: Final = 0x00020000
 CLONE_NEWUTS: Final = 0x04000000
@@ -78,8 +78,6 @@ _AT_RECURSIVE: Final = 0x8000
 _MOUNT_ATTR_RDONLY: Final = 1
 #: Signals a seat may have queued (``RLIMIT_SIGPENDING``), counted in its user namespace.
 SIGNALS_PENDING: Final = 1024
-#: Inodes per MiB of scratch: a file costs kernel memory whatever its size.
-INODES_PER_MB: Final = 64
 #: Past any descriptor the referee holds (``closerange`` asks the kernel's ``close_range``).
 _MOST_FDS: Final = 1 << 30
 _PR_SET_NAME: Final = 15
@@ -185,10 +183,7 @@ class SeatNamespaces:
             # belong to root: it could not write its own user namespace's maps.
             check(libc.prctl(_PR_SET_DUMPABLE, 1, 0, 0, 0), "dumpable")
         inside_uid, inside_gid = _unshare(uid, gid)
-        self.options = (
-            f"size={self.scratch_mb}m,nr_inodes={max(1024, self.scratch_mb * INODES_PER_MB)},"
-            f"mode=0700,uid={inside_uid},gid={inside_gid}"
-        ).encode()
+        self.options = tmpfs_options(self.scratch_mb, inside_uid, inside_gid)
         attr = ctypes.byref(self._read_only_root)
         size = ctypes.sizeof(self._read_only_root)
         check(

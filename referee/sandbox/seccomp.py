@@ -137,6 +137,10 @@ OWN_PIDS_ONLY: Final = {
     "move_pages": 0,
     "migrate_pages": 0,
 }
+#: Refused where seats share a uid (a referee without root, seats left as root): descriptors
+#: in flight between unix sockets are counted per uid, machine-wide, and a bot could tell by
+#: its own refusals how many another seat holds in flight (a channel of 2 kbit/s).
+FD_PASSING: Final = ("sendmsg", "sendmmsg")
 #: Refused with ENOSYS where the seat has no PID namespace (runtimes fall back to waiting by
 #: pid): a descriptor for any pid on the machine.
 NO_PIDFDS: Final = ("pidfd_open",)
@@ -177,6 +181,7 @@ _X86_64: Final = {
     "migrate_pages": 256, "pidfd_open": 434, "madvise": 28, "process_madvise": 440,
     "statfs": 137, "fstatfs": 138, "statmount": 457, "listmount": 458, "futex": 202,
     "futex_waitv": 449, "futex_wake": 454, "futex_wait": 455, "futex_requeue": 456,
+    "sendmsg": 46, "sendmmsg": 307,
 }  # fmt: skip
 _AARCH64: Final = {
     "setsid": 157, "setpgid": 154, "ptrace": 117, "process_vm_readv": 270,
@@ -211,6 +216,7 @@ _AARCH64: Final = {
     "migrate_pages": 238, "pidfd_open": 434, "madvise": 233, "process_madvise": 440,
     "statfs": 43, "fstatfs": 44, "statmount": 457, "listmount": 458, "futex": 98,
     "futex_waitv": 449, "futex_wake": 454, "futex_wait": 455, "futex_requeue": 456,
+    "sendmsg": 211, "sendmmsg": 269,
 }  # fmt: skip
 #: AUDIT_ARCH_* value and system call table per machine; x32 calls have bit 30 set.
 _ARCHES: Final = {
@@ -228,10 +234,13 @@ def _insn(code: int, k: int, jt: int = 0, jf: int = 0) -> bytes:
     return struct.pack("=HBBI", code, jt, jf, k)
 
 
-def program(machine: str | None = None, own_pids_only: bool = True) -> bytes:
+def program(
+    machine: str | None = None, own_pids_only: bool = True, shared_uid: bool = True
+) -> bytes:
     """The filter for ``machine`` (default: this one), as packed ``sock_filter``s.
     ``own_pids_only``: the bot has no PID namespace of its own, so calls that take a pid may
-    name only the bot itself (``OWN_PIDS_ONLY``, ``NO_PIDFDS``)."""
+    name only the bot itself (``OWN_PIDS_ONLY``, ``NO_PIDFDS``); ``shared_uid``: other seats
+    run under the same uid (``FD_PASSING``)."""
     machine = machine or platform.machine()
     if machine not in _ARCHES:
         raise SeccompUnsupported(
@@ -247,7 +256,11 @@ def program(machine: str | None = None, own_pids_only: bool = True) -> bytes:
     ]
     if machine == "x86_64":  # x32 system calls: another ABI, another table
         code += [_insn(0x35, _X32_BIT, jf=1), _insn(_RET, eperm)]  # 0x35: jge
-    denied = [*DENIED, *(_X86_ONLY if machine == "x86_64" else ())]
+    denied = [
+        *DENIED,
+        *(_X86_ONLY if machine == "x86_64" else ()),
+        *(FD_PASSING if shared_uid else ()),
+    ]
     for name in denied:
         refusal = errno.EACCES if name == "socket" else errno.EPERM
         code += [_insn(_JEQ, numbers[name], jf=1), _insn(_RET, _ERRNO | refusal)]
