@@ -158,6 +158,9 @@ def doctor(limits: MatchLimits | None = None) -> list[LayerCheck]:
             detail = "not needed where a seat has its own uid; applied to seats left as root"
         elif layer == "tmpfs":
             detail = f"{limits.scratch_mb} MiB of scratch per seat, in memory"
+        elif layer == "page-cache":
+            how = "locked in memory" if is_root() else "read three times (locking needs root)"
+            detail = f"every page a bot may read {how} before its first match"
         elif layer == "reaper":
             detail = "a reaper process and the parent-death signal end every bot"
         elif layer == "cgroup":
