@@ -36,6 +36,10 @@ def test_no_rule_grants_the_root_or_tmp_whole(tmp_path: Path) -> None:
         runtime, _ = paths.program_files([str(script)])
         assert script in runtime  # a program in /tmp is allowed alone
         assert Path(os.path.realpath("/bin/sh")) in runtime  # and its interpreter (#!/bin/sh)
+        assert Path("/usr") in runtime  # a shell script may run any program of the system
+        script.write_text("#!/usr/bin/python3\nprint()\n")
+        runtime, _ = paths.program_files([str(script)])
+        assert Path("/usr/bin/python3") in runtime
         assert Path("/usr") not in runtime  # not the interpreter's whole prefix
     finally:
         script.unlink()

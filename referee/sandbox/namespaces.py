@@ -36,6 +36,7 @@ block the signals meant for the bot.
 from __future__ import annotations
 
 import ctypes
+import errno
 import gc
 import os
 import resource
@@ -192,9 +193,11 @@ class SeatNamespaces:
         )
         for path, is_directory in self.hidden:
             if is_directory:
-                check(libc.mount(b"none", path, b"tmpfs", _MS_RDONLY, b"size=4k"), "hide")
+                hidden = libc.mount(b"none", path, b"tmpfs", _MS_RDONLY, b"size=4k")
             else:
-                check(libc.mount(b"/dev/null", path, None, _MS_BIND, None), "hide")
+                hidden = libc.mount(b"/dev/null", path, None, _MS_BIND, None)
+            if hidden != 0 and ctypes.get_errno() not in (errno.EACCES, errno.ENOENT):
+                check(hidden, "hide")  # else the seat cannot even reach it: hidden already
         check(libc.mount(self.directory, self.directory, None, _MS_BIND, None), "bind")
         check(libc.mount(None, self.directory, None, self.read_only, None), "read-only")
         self._mount()

@@ -113,6 +113,8 @@ def _shebang(program: Path) -> list[str]:
 
 
 _SHELLS: Final = frozenset({"sh", "bash", "dash", "zsh", "ksh"})
+#: What a shell script may run: every program of the system, and what those load.
+_SYSTEM_PREFIXES: Final = ("/usr", "/lib", "/lib64", "/lib32", "/libx32", "/bin", "/sbin")
 
 
 def _words(argv: list[str]) -> list[str]:
@@ -140,7 +142,12 @@ def program_files(argv: list[str]) -> tuple[list[Path], list[Path]]:
         for name in (program, Path(os.path.realpath(program))):
             runtime += _runtime(name)
             pending += _shebang(name)
-    runtime += [Path(path) for path in sorted(_libraries(tuple(runtime)))]
+    if any(program.name in _SHELLS for program in seen):
+        # A shell script (a pyenv shim, ``sh -c '…'``) may run any program of the system:
+        # it brings the system's prefixes whole, libraries and all.
+        runtime += [Path(path) for path in _SYSTEM_PREFIXES if os.path.exists(path)]
+    else:
+        runtime += [Path(path) for path in sorted(_libraries(tuple(runtime)))]
     own: list[Path] = []
     for word in words[1:]:
         for piece in _pieces(word):
