@@ -126,7 +126,8 @@ def test_attack_on_an_unprivileged_referee(workdir: Path, attack: str, mode: str
         return
     assert "landlock" in layers and "seccomp" in layers and "uid" not in layers
     assert "cgroup" not in layers
-    assert "BLOCKED PermissionError" in report, report
+    hidden = attack == "read-log" and "namespaces" in layers  # an empty mount over the logs
+    assert "BLOCKED PermissionError" in report or (hidden and "FileNotFoundError" in report)
     assert outcome["end"] == "max_hands"
 
 

@@ -58,6 +58,8 @@ CLONE_NEWNET: Final = 0x40000000
 FLAGS: Final = (
     CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWNET | CLONE_NEWUTS
 )
+#: The empty file, in the seats' scratch root, bound over each of the referee's files.
+BLANK: Final = "blank"
 #: What a seat that stays root is inside its namespace.
 NOBODY: Final = 65534
 #: Processes of a seat beyond the bot's own bound: the keeper and the init.
@@ -159,8 +161,10 @@ class SeatNamespaces:
     ) -> None:
         self.directory = str(directory).encode()
         #: The referee's files no seat may even ``stat``: each directory gets an empty
-        #: read-only tmpfs over it, each file ``/dev/null``.
+        #: read-only tmpfs over it, each file an empty one that the seat may not open.
         self.hidden = [(str(path).encode(), path.is_dir()) for path in hidden if path.exists()]
+        #: An empty file beside the seats' directories, which no seat may open.
+        self.blank = str(directory.parent / BLANK).encode()
         self._read_only_root = _MountAttr(attr_set=_MOUNT_ATTR_RDONLY)
         self.scratch = str(scratch).encode()
         self.read_only = (
@@ -195,7 +199,7 @@ class SeatNamespaces:
             if is_directory:
                 hidden = libc.mount(b"none", path, b"tmpfs", _MS_RDONLY, b"size=4k")
             else:
-                hidden = libc.mount(b"/dev/null", path, None, _MS_BIND, None)
+                hidden = libc.mount(self.blank, path, None, _MS_BIND, None)
             if hidden != 0 and ctypes.get_errno() not in (errno.EACCES, errno.ENOENT):
                 check(hidden, "hide")  # else the seat cannot even reach it: hidden already
         check(libc.mount(self.directory, self.directory, None, _MS_BIND, None), "bind")

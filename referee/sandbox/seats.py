@@ -19,6 +19,7 @@ from typing import Final
 from referee.rules.tiles import Seat
 from referee.sandbox import cgroups, scratch
 from referee.sandbox.jail import SeatJail
+from referee.sandbox.namespaces import BLANK
 from referee.sandbox.policy import SandboxPlan
 from referee.sandbox.reaper import CGROUP, SCRATCH, Reaper
 
@@ -100,6 +101,8 @@ class Jails:
             try:
                 root.chmod(0o711)  # bots' uids may pass through, never list it
                 Reaper.get().watch(SCRATCH, root)
+                # What a seat sees in place of the referee's files (no Landlock rule names it).
+                (root / BLANK).touch(0o444)
             except BaseException:
                 shutil.rmtree(root, ignore_errors=True)
                 raise
