@@ -6,18 +6,17 @@ Entered by the bot's child between ``fork`` and ``exec`` (``SeatJail.enter``), o
 is the seat's and before Landlock and seccomp:
 
 1. ``unshare`` the six namespaces; the user namespace maps the seat's uid and gid to
-   themselves (a seat left as root is ``nobody`` inside, so that no root-owned file is its own
-   there and an ``exec`` gains no capability);
+   themselves (a seat left as root is ``nobody`` inside, so that an ``exec`` gains no
+   capability there; its files are still root's, which Landlock and read-only mounts guard);
 2. every mount is made read-only in the seat's view (a read then moves no access time,
    which any seat could ``stat``: a channel between partners and between the legs of a pair),
    the referee's secrets (the logs' directory, the results) are covered by empty mounts (a
-   bot could ``stat`` them: a partner's stderr copy has the size its sender chooses), the
-   seat's directory is bound read-only onto itself, and its ``tmp`` gets a tmpfs of its
-   own, bounded in bytes and inodes: the referee sees two empty directories, the bot a
-   bounded one that the kernel frees when the seat ends — nothing a bot builds is ever
-   walked. (Landlock's rule is on the seat's directory: a rule on a mount point itself does
-   not reach the filesystem mounted there, so the tmpfs can be mounted afresh beneath it
-   and the rule still holds.)
+   bot could ``stat`` them: a partner's stderr copy has the size its sender chooses), and the
+   seat's ``tmp`` gets a tmpfs of its own, bounded in bytes and inodes: the referee sees two
+   empty directories, the bot a bounded one that the kernel frees when the seat ends —
+   nothing a bot builds is ever walked. (Landlock's rule is on the seat's directory: a rule
+   on a mount point itself does not reach the filesystem mounted there, so the tmpfs can be
+   mounted afresh beneath it and the rule still holds.)
 3. ``RLIMIT_NPROC`` and ``RLIMIT_SIGPENDING``, which the kernel counts per user namespace:
    one seat's processes or queued signals cannot use up another's, or tell it how many it
    has, root or not;
@@ -25,7 +24,8 @@ is the seat's and before Landlock and seccomp:
    namespace, waits, and exits as the bot did; its child is PID 1 of the seat's namespace
    (the *init*): it reaps orphans, empties the scratch directory when the referee asks, and
    its end makes the kernel kill whatever is left of the seat. The init's child returns from
-   ``enter`` and execs the bot.
+   ``enter`` and execs the bot, once it has mounted the seat's own ``/proc`` (the machine's
+   would show every pid to ``stat``, which Landlock does not refuse).
 
 Keeper and init are copies of the referee that never ``exec``: they close every descriptor
 but their own pipes at once (another bot's pipe held open would hide its end of input), turn
@@ -70,11 +70,8 @@ EMPTY_TIMEOUT: Final = 2.0
 _MS_RDONLY: Final = 1
 _MS_NOSUID: Final = 2
 _MS_NODEV: Final = 4
-_MS_REMOUNT: Final = 32
+_MS_NOEXEC: Final = 8
 _MS_BIND: Final = 4096
-#: Flags of a mount that a remount in a user namespace must keep (``statvfs`` gives them with
-#: the same values): nosuid, nodev, noexec and the access-time ones.
-_KEPT_FLAGS: Final = 2 | 4 | 8 | 1024 | 2048 | 4096
 _MOUNT_SETATTR: Final = 442  # the same number on every architecture
 _AT_FDCWD: Final = -100
 _AT_RECURSIVE: Final = 0x8000
@@ -94,6 +91,7 @@ _HELD: Final = {
 libc.unshare.argtypes = [ctypes.c_int]
 libc.mount.argtypes = [ctypes.c_char_p] * 3 + [ctypes.c_ulong, ctypes.c_char_p]
 libc.umount2.argtypes = [ctypes.c_char_p, ctypes.c_int]
+libc.signal.argtypes = [ctypes.c_int, ctypes.c_void_p]  # looked up here, never after a fork
 
 
 class _MountAttr(ctypes.Structure):
@@ -119,6 +117,16 @@ def _unshare(uid: int, gid: int) -> tuple[int, int]:
     _write("/proc/self/uid_map", f"{inside_uid} {uid} 1\n")
     _write("/proc/self/gid_map", f"{inside_gid} {gid} 1\n")
     return inside_uid, inside_gid
+
+
+def _read_only_everywhere(attr: _MountAttr) -> None:
+    """Every mount of this mount namespace read-only (``mount_setattr``, Linux 5.12)."""
+    check(
+        libc.syscall(
+            _MOUNT_SETATTR, _AT_FDCWD, b"/", _AT_RECURSIVE, ctypes.byref(attr), ctypes.sizeof(attr)
+        ),
+        "read-only mounts",
+    )
 
 
 def _keep_only(*keep: int) -> None:
@@ -159,17 +167,14 @@ class SeatNamespaces:
         nproc: int | None,
         hidden: Sequence[Path] = (),
     ) -> None:
-        self.directory = str(directory).encode()
         #: The referee's files no seat may even ``stat``: each directory gets an empty
         #: read-only tmpfs over it, each file an empty one that the seat may not open.
         self.hidden = [(str(path).encode(), path.is_dir()) for path in hidden if path.exists()]
         #: An empty file beside the seats' directories, which no seat may open.
         self.blank = str(directory.parent / BLANK).encode()
-        self._read_only_root = _MountAttr(attr_set=_MOUNT_ATTR_RDONLY)
+        self._read_only = _MountAttr(attr_set=_MOUNT_ATTR_RDONLY)
+
         self.scratch = str(scratch).encode()
-        self.read_only = (
-            _MS_REMOUNT | _MS_BIND | _MS_RDONLY | (os.statvfs(directory).f_flag & _KEPT_FLAGS)
-        )
         self.scratch_mb = scratch_mb
         self.nproc = nproc
         self.options = b""
@@ -189,12 +194,7 @@ class SeatNamespaces:
             check(libc.prctl(_PR_SET_DUMPABLE, 1, 0, 0, 0), "dumpable")
         inside_uid, inside_gid = _unshare(uid, gid)
         self.options = tmpfs_options(self.scratch_mb, inside_uid, inside_gid)
-        attr = ctypes.byref(self._read_only_root)
-        size = ctypes.sizeof(self._read_only_root)
-        check(
-            libc.syscall(_MOUNT_SETATTR, _AT_FDCWD, b"/", _AT_RECURSIVE, attr, size),
-            "read-only mounts",
-        )
+        _read_only_everywhere(self._read_only)
         for path, is_directory in self.hidden:
             if is_directory:
                 hidden = libc.mount(b"none", path, b"tmpfs", _MS_RDONLY, b"size=4k")
@@ -202,8 +202,6 @@ class SeatNamespaces:
                 hidden = libc.mount(self.blank, path, None, _MS_BIND, None)
             if hidden != 0 and ctypes.get_errno() not in (errno.EACCES, errno.ENOENT):
                 check(hidden, "hide")  # else the seat cannot even reach it: hidden already
-        check(libc.mount(self.directory, self.directory, None, _MS_BIND, None), "bind")
-        check(libc.mount(None, self.directory, None, self.read_only, None), "read-only")
         self._mount()
         if self.nproc is not None:
             resource.setrlimit(resource.RLIMIT_NPROC, (self.nproc, self.nproc))
@@ -229,7 +227,11 @@ class SeatNamespaces:
             os.setpgid(0, 0)
             _keep_only(self._ask_read, self._answer_write, lifeline, status_write)
             self._init(bot, lifeline, status_write)
-        # The bot's process: its own ends of the pipes close at exec.
+        # The bot's process, in the seat's PID namespace: its own /proc, or none at all (its
+        # own ends of the pipes close at exec).
+        proc = _MS_RDONLY | _MS_NOSUID | _MS_NODEV | _MS_NOEXEC
+        if libc.mount(b"proc", b"/proc", b"proc", proc, None) != 0:
+            check(libc.mount(b"none", b"/proc", b"tmpfs", proc, b"size=4k"), "hide /proc")
 
     def _mount(self) -> None:
         check(
@@ -332,6 +334,8 @@ def probe() -> str | None:
                 os.setresuid(spare, spare, spare)
                 check(libc.prctl(_PR_SET_DUMPABLE, 1, 0, 0, 0), "dumpable")
             _unshare(os.geteuid(), os.getegid())
+            _read_only_everywhere(_MountAttr(attr_set=_MOUNT_ATTR_RDONLY))
+            check(libc.mount(b"none", b"/tmp", b"tmpfs", 0, b"size=4k"), "mount a tmpfs")
         except OSError as exc:
             os.write(2, (exc.strerror or str(exc)).encode())
             os._exit(1)

@@ -320,11 +320,12 @@ def prepare(roots: tuple[str, ...]) -> Warmed | None:
     """``warm`` once per process for each set of roots (a tournament worker plays many
     matches of the same bots: their pages stay pinned, or read, since the first); None when
     it was done already."""
-    with _PREPARED_LOCK:
+    with _PREPARED_LOCK:  # held while warming: a match starting meanwhile waits for it
         if roots in _PREPARED:
             return None
+        warmed = warm(roots)
         _PREPARED.add(roots)
-    return warm(roots)
+    return warmed
 
 
 _PREPARED_LOCK = threading.Lock()

@@ -54,10 +54,14 @@ _MADVISE_DENIED: Final = (20, 21)
 #: A futex without FUTEX_PRIVATE_FLAG is keyed by the page it lies in: on a runtime file both
 #: partners map, a wake is a message (and so is the wake the kernel sends when a thread that
 #: registered that word exits). Such a wait answers EAGAIN (the caller checks its word and
-#: tries again: it spins instead of sleeping), anything else EPERM.
+#: tries again: it spins instead of sleeping), a wake 0, anything else (PI) EPERM.
 _FUTEX_PRIVATE: Final = 128
 _FUTEX_COMMAND: Final = 127
 _FUTEX_WAITS: Final = (0, 9, 11)  # WAIT, WAIT_BITSET, WAIT_REQUEUE_PI
+#: WAKE, REQUEUE, CMP_REQUEUE, WAKE_OP, WAKE_BITSET: answered "woke nobody" (0) without
+#: being made — no waiter of the bot's can be on a shared word — since glibc aborts on an
+#: error from a wake.
+_FUTEX_WAKES: Final = (1, 3, 4, 5, 10)
 _ALU_AND_K: Final = 0x54
 
 #: fcntl commands refused: F_GETLK, F_SETLK, F_SETLKW, F_OFD_GETLK, F_OFD_SETLK,
@@ -119,6 +123,10 @@ SELF_ONLY: Final = {
     "setpriority": 1,
     "ioprio_set": 1,
 }
+#: Calls whose first argument says what the second names: only PRIO_PROCESS (0) and
+#: IOPRIO_WHO_PROCESS (1) with 0, the caller, are allowed — ``setpriority(PRIO_USER, 0, 19)``
+#: would renice every process of the uid, the referee's among them where it is shared.
+_WHICH_PROCESS: Final = {"setpriority": 0, "getpriority": 0, "ioprio_set": 1, "ioprio_get": 1}
 #: Calls that read another process's attributes by pid (argument ``index``), allowed only on
 #: the caller itself where the seat has no PID namespace of its own: any task's nice value, I/O
 #: priority, policy or CPUs is readable by every uid, and a bot sets its own threads' freely,
@@ -272,8 +280,16 @@ def program(
             code += [_insn(_JEQ, numbers[name], jf=1), _insn(_RET, _ERRNO | errno.ENOSYS)]
     # Calls on another process by pid. The accumulator still holds the call number.
     for name, index in self_only.items():
+        which = _WHICH_PROCESS.get(name)
+        if which is None:
+            code += [_insn(_JEQ, numbers[name], jf=4)]
+        else:  # the first argument must say "a process", not "a group" or "a user"
+            code += [
+                _insn(_JEQ, numbers[name], jf=6),
+                _insn(_LD_ABS_W, _ARG0),
+                _insn(_JEQ, which, jf=3),
+            ]
         code += [
-            _insn(_JEQ, numbers[name], jf=4),
             _insn(_LD_ABS_W, _ARG0 + 8 * index),
             _insn(_JEQ, 0, jf=1),
             _insn(_RET, _ALLOW),
@@ -288,16 +304,18 @@ def program(
         _insn(_RET, _ALLOW),
     ]
     # futex(): only private ones. The accumulator holds the call number.
-    waits = len(_FUTEX_WAITS)
+    waits, wakes = len(_FUTEX_WAITS), len(_FUTEX_WAKES)
     code += [
-        _insn(_JEQ, numbers["futex"], jf=waits + 6),
+        _insn(_JEQ, numbers["futex"], jf=waits + wakes + 7),
         _insn(_LD_ABS_W, _ARG1),
         _insn(_JSET, _FUTEX_PRIVATE, jf=1),
         _insn(_RET, _ALLOW),
         _insn(_ALU_AND_K, _FUTEX_COMMAND),
     ]
-    code += [_insn(_JEQ, wait, jt=waits - i) for i, wait in enumerate(_FUTEX_WAITS)]
-    code += [_insn(_RET, eperm), _insn(_RET, _ERRNO | errno.EAGAIN)]
+    # Each wait jumps to the EAGAIN answer, each wake to the "woke nobody" one after it.
+    code += [_insn(_JEQ, op, jt=waits - i + wakes) for i, op in enumerate(_FUTEX_WAITS)]
+    code += [_insn(_JEQ, op, jt=wakes - i + 1) for i, op in enumerate(_FUTEX_WAKES)]
+    code += [_insn(_RET, eperm), _insn(_RET, _ERRNO | errno.EAGAIN), _insn(_RET, _ERRNO | 0)]
     # madvise(): no deactivating or evicting pages (the accumulator holds the call number).
     denied_advice = len(_MADVISE_DENIED)
     code += [_insn(_JEQ, numbers["madvise"], jf=denied_advice + 3), _insn(_LD_ABS_W, _ARG2)]
