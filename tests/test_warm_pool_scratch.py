@@ -1,5 +1,5 @@
 """A kept bot's scratch directory is emptied between matches whatever the bot built there:
-5,000 nested directories each match, which a recursive walk could not remove (every reuse of
+2,000 nested directories each match, which a recursive walk could not remove (every reuse of
 that process lost its match)."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from referee.tournament.results import read_results
 def test_nested_directories_in_a_kept_bots_scratch_are_emptied(tmp_path: Path) -> None:
     marker = f"nest-{tmp_path.name}"
     bots = [
-        arg for name in "ab" for arg in ("--bot", f"{name}={many_bot(marker, '--nest', '5000')}")
+        arg for name in "ab" for arg in ("--bot", f"{name}={many_bot(marker, '--nest', '2000')}")
     ]
     tournament(tmp_path, *bots, "--seeds", "2", "--jobs", "1")
     _, results = read_results(tmp_path / "results.jsonl")

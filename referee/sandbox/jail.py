@@ -160,9 +160,9 @@ class SeatJail:
                     *plan.readable.get(seat, []),
                 ]
                 for path in readable:
-                    self.ruleset.allow(path, landlock.READ_ONLY)
+                    self.ruleset.allow(path, landlock.READ_ONLY, keep=True)
                 for device in paths.DEVICES:
-                    self.ruleset.allow(device, landlock.DEVICE)
+                    self.ruleset.allow(device, landlock.DEVICE, keep=True)
                 self.ruleset.allow_all(scratch)
             own_pids_only, shared_uid = self.namespaces is None, uid is None
             on = "seccomp" in self.layers

@@ -92,6 +92,11 @@ def fs_rights(version: int) -> int:
     return rights
 
 
+#: Path -> (an ``O_PATH`` descriptor of it, whether it is a directory), kept for the life of
+#: the process for the paths every seat of a runtime is allowed (``Ruleset.allow(keep=)``).
+_KEPT: dict[str, tuple[int, bool]] = {}
+
+
 class Ruleset:
     """An open Landlock ruleset: every filesystem right is denied but beneath the allowed
     paths; TCP bind and connect are denied (ABI 4); signals and abstract unix sockets cannot
@@ -112,15 +117,24 @@ class Ruleset:
             libc.syscall(_CREATE_RULESET, ctypes.byref(attr), size, 0), "landlock_create_ruleset"
         )
 
-    def allow(self, path: Path | str, rights: int) -> None:
-        """Allow ``rights`` on ``path`` and everything beneath it (a missing path is skipped)."""
-        try:
-            target = os.open(path, os.O_PATH | os.O_CLOEXEC)
-        except OSError:
-            return
+    def allow(self, path: Path | str, rights: int, keep: bool = False) -> None:
+        """Allow ``rights`` on ``path`` and everything beneath it (a missing path is skipped).
+        ``keep``: the path is one every seat's ruleset names (a runtime's file): its
+        descriptor stays open for the next ruleset, which then costs one call per rule."""
+        key = os.fspath(path)
+        known = _KEPT.get(key) if keep else None
+        if known is None:
+            try:
+                target = os.open(path, os.O_PATH | os.O_CLOEXEC)
+            except OSError:
+                return
+            known = (target, os.path.isdir(path))
+            if keep:
+                _KEPT[key] = known
+        target, directory = known
         try:
             rights &= self.handled_fs
-            if not os.path.isdir(path):
+            if not directory:
                 rights &= _FILE_RIGHTS
             rule = _PathBeneath(allowed_access=rights, parent_fd=target)
             check(
@@ -128,7 +142,8 @@ class Ruleset:
                 f"landlock_add_rule {path}",
             )
         finally:
-            os.close(target)
+            if not keep:
+                os.close(target)
 
     def allow_all(self, path: Path | str) -> None:
         """Every right beneath ``path`` (a seat's scratch directory)."""
