@@ -35,6 +35,8 @@ if TYPE_CHECKING:
 EXIT_GRACE: Final = 0.5
 #: Seconds between SIGTERM and SIGKILL to the bot's process group.
 TERM_GRACE: Final = 0.5
+#: What the referee is told to stop by: held off while a sandboxed bot is being started.
+_INTERRUPTS: Final = frozenset({signal.SIGINT, signal.SIGTERM, signal.SIGHUP})
 #: Reads of 64 KiB dropped unread from a kept bot before its next match, at most.
 _UNREAD_CHUNKS: Final = 16
 
@@ -179,6 +181,10 @@ class BotProcess:
         stderr_read, stderr_write = os.pipe()
         theirs = [stdin_read, stdout_write, stderr_write]
         ours = [stdin_write, stdout_read, stderr_read]
+        # A sandboxed start takes milliseconds (the child makes the seat's namespaces before
+        # it execs): Ctrl-C then would leave a child nobody knows of. It waits until Popen
+        # returns, and the child empties its mask first thing (SeatJail.enter).
+        held = None if jail is None else signal.pthread_sigmask(signal.SIG_BLOCK, _INTERRUPTS)
         try:
             popen = subprocess.Popen(
                 argv,
@@ -203,6 +209,8 @@ class BotProcess:
         finally:
             for fd in theirs:
                 os.close(fd)
+            if held is not None:
+                signal.pthread_sigmask(signal.SIG_SETMASK, held)
         try:
             if jail is not None:
                 jail.started(popen.pid)

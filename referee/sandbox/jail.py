@@ -189,6 +189,7 @@ class SeatJail:
         """Apply every layer to this (child) process; exit 125 with a reason if one fails."""
         step = "start"
         try:
+            signal.pthread_sigmask(signal.SIG_SETMASK, ())  # the referee held some off
             if self.cgroup is not None:
                 step = "joining the control group"
                 self.cgroup.join()
