@@ -72,9 +72,10 @@ def tmpfs_options(size_mb: int, uid: int, gid: int) -> bytes:
     return f"size={size_mb}m,nr_inodes={inodes},mode=0700,uid={uid},gid={gid}".encode()
 
 
-def mount_tmpfs(path: str, size_mb: int, uid: int) -> None:
-    """A tmpfs of ``size_mb`` MiB on ``path``, owned by ``uid`` and closed to everyone else."""
-    options = tmpfs_options(size_mb, uid, uid)
+def mount_tmpfs(path: str, size_mb: int, uid: int, gid: int | None = None) -> None:
+    """A tmpfs of ``size_mb`` MiB on ``path``, owned by ``uid`` (and ``gid``, by default
+    ``uid``) and closed to everyone else."""
+    options = tmpfs_options(size_mb, uid, uid if gid is None else gid)
     check(
         libc.mount(b"tmpfs", path.encode(), b"tmpfs", _MS_NOSUID | _MS_NODEV, options),
         f"mount tmpfs on {path}",

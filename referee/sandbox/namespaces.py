@@ -46,7 +46,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Final
 
-from referee.sandbox.libc import check, libc, tmpfs_options
+from referee.sandbox import libc as mounts
+from referee.sandbox.libc import check, libc
 
 CLONE_NEWNS: Final = 0x00020000
 CLONE_NEWUTS: Final = 0x04000000
@@ -174,10 +175,10 @@ class SeatNamespaces:
         self.blank = str(directory.parent / BLANK).encode()
         self._read_only = _MountAttr(attr_set=_MOUNT_ATTR_RDONLY)
 
-        self.scratch = str(scratch).encode()
+        self.scratch = str(scratch)
         self.scratch_mb = scratch_mb
         self.nproc = nproc
-        self.options = b""
+        self.owner = (0, 0)  # the scratch's uid and gid inside, once the maps are written
         # The referee asks on one pipe and the init answers on the other.
         self._ask_read, self._ask = os.pipe()
         self._answer, self._answer_write = os.pipe()
@@ -193,7 +194,7 @@ class SeatNamespaces:
             # belong to root: it could not write its own user namespace's maps.
             check(libc.prctl(_PR_SET_DUMPABLE, 1, 0, 0, 0), "dumpable")
         inside_uid, inside_gid = _unshare(uid, gid)
-        self.options = tmpfs_options(self.scratch_mb, inside_uid, inside_gid)
+        self.owner = (inside_uid, inside_gid)
         _read_only_everywhere(self._read_only)
         for path, is_directory in self.hidden:
             if is_directory:
@@ -234,10 +235,7 @@ class SeatNamespaces:
             check(libc.mount(b"none", b"/proc", b"tmpfs", proc, b"size=4k"), "hide /proc")
 
     def _mount(self) -> None:
-        check(
-            libc.mount(b"tmpfs", self.scratch, b"tmpfs", _MS_NOSUID | _MS_NODEV, self.options),
-            "mount the scratch tmpfs",
-        )
+        mounts.mount_tmpfs(self.scratch, self.scratch_mb, *self.owner)
 
     def _keep(self, init: int, status: int) -> None:
         """The keeper: wait for the init, then end as the bot ended (as the init did, when it
@@ -285,7 +283,7 @@ class SeatNamespaces:
         """A fresh tmpfs over the scratch directory. Not while the bot holds the old one open
         (a descriptor, its working directory): detached, it would live on, outside every
         bound, for as long as the bot — so the bot is retired instead."""
-        if libc.umount2(self.scratch, 0) != 0:
+        if libc.umount2(self.scratch.encode(), 0) != 0:
             return False
         try:
             self._mount()
