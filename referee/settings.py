@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 import msgspec
 
-from referee.messages import Limits
+from referee.wire.messages import Limits
 
 FaultPolicy = Literal["forfeit", "random"]
 #: ``auto``: every sandbox layer the machine has; ``strict``: refuse to start without the

@@ -24,20 +24,11 @@ import msgspec
 import trio
 import trio.testing
 
-import referee.log
-from referee.connection import BotConnection
-from referee.log import LogWriter
-from referee.messages import (
-    Act,
-    Forced,
-    HandEnd,
-    Hello,
-    MatchEnd,
-    PublicEvent,
-    RefereeMessage,
-    Rejected,
-)
-from referee.records import (
+import referee.record.log
+from referee.match.connection import BotConnection
+from referee.match.table import Explain, MatchOutcome, Table
+from referee.record.log import LogWriter
+from referee.record.records import (
     ActRecord,
     DealRecord,
     FaultRecord,
@@ -67,7 +58,16 @@ from referee.rules import (
     View,
 )
 from referee.settings import MatchSettings
-from referee.table import Explain, MatchOutcome, Table
+from referee.wire.messages import (
+    Act,
+    Forced,
+    HandEnd,
+    Hello,
+    MatchEnd,
+    PublicEvent,
+    RefereeMessage,
+    Rejected,
+)
 
 # -- replies ----------------------------------------------------------------------------------
 
@@ -337,7 +337,7 @@ class MatchRun:
 
 
 def parse_log(log: bytes) -> list[LogRecord]:
-    parsed = referee.log.parse_log(log)
+    parsed = referee.record.log.parse_log(log)
     assert parsed.broken_at is None, f"chain broken at line {parsed.broken_at}"
     return parsed.records
 

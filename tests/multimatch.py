@@ -1,6 +1,6 @@
 """One bot process through several matches, without the tournament's warm pools: a ``Table``
 per match over the same processes, each connected anew with ``BotProcess.connect`` as
-``referee.runner.run_match`` connects a bot (whatever it wrote between matches dropped)."""
+``referee.match.runner.run_match`` connects a bot (whatever it wrote between matches dropped)."""
 
 from __future__ import annotations
 
@@ -11,11 +11,11 @@ from pathlib import Path
 import trio
 
 from referee.errors import BotFault
-from referee.log import LogWriter
-from referee.process import EXIT_GRACE, BotProcess
+from referee.match.process import EXIT_GRACE, BotProcess
+from referee.match.table import MatchOutcome, Table
+from referee.record.log import LogWriter
 from referee.rules.tiles import Seat
 from referee.settings import MatchLimits, MatchSettings
-from referee.table import MatchOutcome, Table
 
 
 @asynccontextmanager

@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 
 from referee.bot import Decision, HandOver, MatchOver, run
+from referee.match.runner import BUNDLED_BOTS, run_match, seat_commands
 from referee.rules import Action, Bid, Pass, Play, Tile
 from referee.rules.tiles import SEATS
-from referee.runner import BUNDLED_BOTS, run_match, seat_commands
 from referee.settings import MatchSettings
 
 HELLO = {

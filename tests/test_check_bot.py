@@ -13,11 +13,11 @@ import pytest
 
 from referee.checkbot import CHECKS, CheckReport, check_bot, report_lines, summary_lines
 from referee.checkbot import script as scripts
-from referee.checkbot.session import percentile
-from referee.messages import RefereeMessage, encode_line
+from referee.match.runner import BUNDLED_BOTS
 from referee.rules import SEATS, HandEnded, Play
-from referee.runner import BUNDLED_BOTS
 from referee.settings import MatchLimits, MatchSettings
+from referee.stats import percentile
+from referee.wire.messages import RefereeMessage, encode_line
 
 BOTS = Path(__file__).resolve().parent / "bots"
 NAMES = [spec.name for spec in CHECKS]

@@ -11,7 +11,6 @@ import pytest
 import trio
 import trio.testing
 
-from referee.connection import BotConnection, decode_bot_line, excerpt
 from referee.errors import (
     BadMessage,
     BotCrashed,
@@ -24,8 +23,9 @@ from referee.errors import (
     Rejection,
     reason_code,
 )
-from referee.messages import ActionAnswer, Ready
+from referee.match.connection import BotConnection, decode_bot_line, excerpt
 from referee.rules import AllTricksBid, Bid, DeclareTrump, Pass, Play, Tile
+from referee.wire.messages import ActionAnswer, Ready
 
 # -- decode_bot_line -------------------------------------------------------------------------
 

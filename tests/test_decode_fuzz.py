@@ -19,13 +19,13 @@ from hypothesis import HealthCheck, given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
-import referee.connection
+import referee.match.connection
 from referee.bench import decode as bench
-from referee.connection import decode_bot_line
 from referee.errors import BadMessage, InvalidUtf8, Rejection, reason_code
-from referee.messages import ActionAnswer, Ready
-from referee.records import MoveRecord, RejectedRecord
+from referee.match.connection import decode_bot_line
+from referee.record.records import MoveRecord, RejectedRecord
 from referee.rules import SEATS
+from referee.wire.messages import ActionAnswer, Ready
 
 #: The reported line: a deep value in an unknown field, before "type" (so it is skipped).
 NESTED = b'{"x":' + b"[" * 1000 + b"]" * 1000 + b',"type":"action"}'
@@ -79,7 +79,7 @@ def test_memory_running_out_while_decoding_is_a_bad_message(
         def decode(self, line: bytes) -> Any:
             raise MemoryError
 
-    monkeypatch.setattr(referee.connection, "BOT_MESSAGE_DECODER", Exhausted())
+    monkeypatch.setattr(referee.match.connection, "BOT_MESSAGE_DECODER", Exhausted())
     with pytest.raises(BadMessage, match=r"^too large to decode$"):
         decode_bot_line(b'{"type":"ready","name":"x"}')
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from referee.match.runner import BUNDLED_BOTS, run_match, seat_commands
 from referee.rules.tiles import SEATS
-from referee.runner import BUNDLED_BOTS, run_match, seat_commands
 from referee.settings import MatchSettings
 
 PYTHON_RANDOM = shlex.join([sys.executable, str(BUNDLED_BOTS / "random_bot.py")])

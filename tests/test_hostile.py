@@ -35,8 +35,10 @@ from typing import Any
 import pytest
 import trio
 
-from referee.log import read_log
-from referee.records import (
+from referee.match.runner import run_match
+from referee.match.table import MatchOutcome
+from referee.record.log import read_log
+from referee.record.records import (
     ActRecord,
     BotReady,
     FaultRecord,
@@ -46,11 +48,9 @@ from referee.records import (
     MoveRecord,
     RejectedRecord,
 )
-from referee.runner import run_match
+from referee.record.verify import verify
 from referee.sandbox.policy import SandboxPlan, plan
 from referee.settings import MatchLimits, MatchSettings, SandboxSettings
-from referee.table import MatchOutcome
-from referee.verify import verify
 
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = Path(__file__).resolve().parent / "bots"

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from referee.log import read_log
-from referee.records import MatchEndRecord
+from referee.record.log import read_log
+from referee.record.records import MatchEndRecord
 
 STUCK_BOT = """
 import json, os, sys, time

@@ -8,14 +8,14 @@ import io
 import trio
 from fakes import FakeBot, delayed, line, parse_log, play_match, settings
 
-from referee.connection import BotConnection
 from referee.errors import BotStartFailed
-from referee.log import LogWriter
-from referee.log import parse_log as parse_log_file
-from referee.records import BotReady, FaultRecord
+from referee.match.connection import BotConnection
+from referee.match.table import MatchOutcome, Table
+from referee.record.log import LogWriter
+from referee.record.log import parse_log as parse_log_file
+from referee.record.records import BotReady, FaultRecord
+from referee.record.verify import verify
 from referee.rules.tiles import SEATS, Seat
-from referee.table import MatchOutcome, Table
-from referee.verify import verify
 
 
 def _silent(hello: object) -> None:

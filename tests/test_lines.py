@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from referee.lines import LINE_TOO_LONG, LineBuffer
+from referee.wire.lines import LINE_TOO_LONG, LineBuffer
 
 
 def drain(buffer: LineBuffer) -> list[bytes | object]:

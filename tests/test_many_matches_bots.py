@@ -14,11 +14,11 @@ import pytest
 from multimatch import exit_at_eof, kept, play
 
 from referee.checkbot.script import hello
-from referee.messages import encode_line
-from referee.process import EXIT_GRACE
+from referee.match.process import EXIT_GRACE
+from referee.match.runner import BUNDLED_BOTS, run_match
 from referee.rules.tiles import SEATS
-from referee.runner import BUNDLED_BOTS, run_match
 from referee.settings import MatchSettings
+from referee.wire.messages import encode_line
 
 INSTANT_BOT = BUNDLED_BOTS.parent / "referee" / "bench" / "instant_bot.py"
 BOTS = [

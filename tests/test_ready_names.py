@@ -13,12 +13,12 @@ import pytest
 import trio
 from fakes import FakeBot, play_match, ready, settings
 
-from referee.connection import decode_bot_line
 from referee.errors import BadMessage
-from referee.messages import Ready
-from referee.records import BotReady, RejectedRecord
-from referee.schema import protocol_schema
+from referee.match.connection import decode_bot_line
+from referee.record.records import BotReady, RejectedRecord
 from referee.terminal import NAME_PATTERN, hidden, name_problem
+from referee.wire.messages import Ready
+from referee.wire.schema import protocol_schema
 
 WHY = "(names are shown in terminals: no control, format or line separator character)"
 

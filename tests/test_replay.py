@@ -6,8 +6,8 @@ Most logs come from ``fakes.play_match`` (in memory, under the autojump clock); 
 
 Tampering is done two ways. A *naive* edit changes a line's bytes and keeps the chain members
 as they were, so the chain breaks at the first edited line. A *forgery* recomputes every chain
-member afterwards with ``referee.log.next_chain`` (exactly what the referee's own writer does),
-so the chain is whole and only the re-simulation can catch the edit.
+member afterwards with ``referee.record.log.next_chain`` (exactly what the referee's own writer
+does), so the chain is whole and only the re-simulation can catch the edit.
 """
 
 from __future__ import annotations
@@ -51,11 +51,11 @@ from fakes import (
     simple,
 )
 
-from referee import render
 from referee.errors import LogError, VerificationError
-from referee.log import LogFile, next_chain, parse_log, read_log
-from referee.messages import Act, Hello
-from referee.records import (
+from referee.match.runner import BUNDLED_BOTS, run_match
+from referee.record import render
+from referee.record.log import LogFile, next_chain, parse_log, read_log
+from referee.record.records import (
     ActRecord,
     BotReady,
     DealRecord,
@@ -70,6 +70,7 @@ from referee.records import (
     canonical_json,
     game_digest,
 )
+from referee.record.verify import Verified, game_record, verify
 from referee.rules import (
     LEFT_OF,
     SEATS,
@@ -83,9 +84,8 @@ from referee.rules import (
     TrickTaken,
 )
 from referee.rules.contract import side_name
-from referee.runner import BUNDLED_BOTS, run_match
 from referee.settings import MatchSettings
-from referee.verify import Verified, game_record, verify
+from referee.wire.messages import Act, Hello
 
 ROOT = Path(__file__).resolve().parent.parent
 RANDOM_BOT = shlex.join([sys.executable, str(BUNDLED_BOTS / "random_bot.py")])

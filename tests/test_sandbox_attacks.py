@@ -18,13 +18,13 @@ from typing import Any
 
 import pytest
 
-from referee.log import read_log
-from referee.records import FaultRecord
-from referee.runner import run_match, stderr_path
+from referee.match.runner import run_match, stderr_path
+from referee.record.log import read_log
+from referee.record.records import FaultRecord
+from referee.record.verify import verify
 from referee.sandbox.layers import available
 from referee.sandbox.policy import plan
 from referee.settings import MatchSettings, SandboxSettings
-from referee.verify import verify
 
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = Path(__file__).resolve().parent / "bots"

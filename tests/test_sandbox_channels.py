@@ -15,10 +15,10 @@ import msgspec
 import pytest
 from test_sandbox_attacks import attack
 
-from referee.log import read_log
-from referee.records import DealRecord
+from referee.match.runner import run_match, stderr_path
+from referee.record.log import read_log
+from referee.record.records import DealRecord
 from referee.rules.tiles import TILES
-from referee.runner import run_match, stderr_path
 from referee.sandbox.layers import available
 from referee.sandbox.policy import plan
 from referee.settings import MatchSettings, SandboxSettings

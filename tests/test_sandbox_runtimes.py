@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from referee.runner import run_match
+from referee.match.runner import run_match
 from referee.sandbox.policy import plan
 from referee.settings import MatchSettings, SandboxSettings
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from referee.match.runner import run_match
 from referee.rules.tiles import TILES
-from referee.runner import run_match
 from referee.settings import MatchSettings
 from referee.strong.bidding import BIDS, CANDIDATE_TRUMPS, BiddingModel
 

@@ -41,8 +41,8 @@ from fakes import (
 )
 
 from referee.errors import BotFault, IllegalAction
-from referee.messages import Act, Hello
-from referee.records import (
+from referee.match.table import told_detail
+from referee.record.records import (
     ActRecord,
     BotReady,
     DealRecord,
@@ -58,7 +58,7 @@ from referee.records import (
 )
 from referee.rules import LEFT_OF, PARTNERSHIP_OF, SEATS, Bid, Move, Play, Seat, Tile, first_dealer
 from referee.rules.tiles import OPPONENTS_OF
-from referee.table import told_detail
+from referee.wire.messages import Act, Hello
 
 NO_FAULTS: dict[Seat, dict[str, int]] = {seat: {} for seat in SEATS}
 

@@ -23,8 +23,8 @@ from typing import Any
 import msgspec
 import pytest
 
-from referee.log import read_log
-from referee.records import DealRecord
+from referee.record.log import read_log
+from referee.record.records import DealRecord
 from referee.rules.deal import deal, first_dealer
 from referee.rules.tiles import SEATS
 from referee.settings import MatchLimits as Limits

@@ -22,7 +22,7 @@ from typing import Any
 import msgspec
 import pytest
 
-from referee.log import read_log
+from referee.record.log import read_log
 from referee.tournament import command
 from referee.tournament.plan import Entrant, MatchJob, TournamentSettings, deal_seeds, plan
 from referee.tournament.results import MatchResult, ResultsError, ResultsFile, read_results

@@ -17,9 +17,9 @@ import trio
 from browser import open_browser, url
 from viewer_logs import HOSTILE_LINE, HOSTILE_NAME, hostile_match, random_match
 
-from referee.log import parse_log
 from referee.pages.match_page import match_page
-from referee.records import (
+from referee.record.log import parse_log
+from referee.record.records import (
     DealRecord,
     HandEndRecord,
     LogRecord,

@@ -21,14 +21,14 @@ from viewer_logs import (
     never_ready_match,
 )
 
-from referee import render
 from referee.cli import app
 from referee.errors import VerificationError
-from referee.log import parse_log
 from referee.pages.match_page import match_page
 from referee.pages.page import embedded_json
 from referee.pages.steps import code
-from referee.records import DealRecord, LogRecord, MatchEndRecord, MoveRecord
+from referee.record import render
+from referee.record.log import parse_log
+from referee.record.records import DealRecord, LogRecord, MatchEndRecord, MoveRecord
 from referee.rules import Play
 
 DATA = re.compile(r'<script type="application/json" id="match-data">(.*?)</script>', re.S)

@@ -13,7 +13,7 @@ from fakes import MatchRun
 from viewer_logs import HOSTILE_LINE, HOSTILE_NAME, hostile_match, log_of, random_match
 
 from referee.pages.steps import PERSPECTIVES, MatchSteps, Perspective, build, code
-from referee.records import (
+from referee.record.records import (
     DealRecord,
     HandEndRecord,
     LogRecord,
@@ -21,9 +21,9 @@ from referee.records import (
     RejectedRecord,
     TrickRecord,
 )
+from referee.record.verify import verify
 from referee.rules import DeclareTrump, Play
 from referee.rules.tiles import SEATS
-from referee.verify import verify
 
 
 def steps_of(run: MatchRun, perspectives: Iterable[Perspective] = PERSPECTIVES) -> MatchSteps:

@@ -9,7 +9,7 @@ import pytest
 import trio
 from processes import gone, many_bot, with_marker
 
-from referee.runner import run_match
+from referee.match.runner import run_match
 from referee.sandbox.jail import SeatJail
 from referee.sandbox.policy import plan as plan_sandbox
 from referee.seating.pool import WarmPool

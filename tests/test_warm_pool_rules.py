@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import cast
 
-from referee.process import BotProcess
+from referee.match.process import BotProcess
 from referee.seating import pool as pool_module
 from referee.seating.fairness import Kept, choose
 from referee.seating.pool import WarmPool

@@ -17,12 +17,12 @@ from typing import Any
 import pytest
 from processes import gone, many_bot, referee, with_marker
 
-from referee.log import read_log
-from referee.records import BotReady, DealRecord, FaultRecord
+from referee.match.table import bot_seed
+from referee.record.log import read_log
+from referee.record.records import BotReady, DealRecord, FaultRecord
+from referee.record.verify import verify
 from referee.rules.tiles import Seat
-from referee.table import bot_seed
 from referee.tournament.results import read_results
-from referee.verify import verify
 
 
 @dataclass

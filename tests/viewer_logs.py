@@ -20,10 +20,10 @@ from fakes import (
     settings,
 )
 
-from referee.log import LogFile, parse_log
-from referee.messages import Act, Hello
+from referee.record.log import LogFile, parse_log
 from referee.rules import Play
 from referee.rules.tiles import SEATS
+from referee.wire.messages import Act, Hello
 
 #: A name and a line no page may ever read as markup.
 HOSTILE_NAME = '</script><script>document.title="pwned"</script><img src=x onerror="alert(1)">'

@@ -49,10 +49,10 @@ from typing import Final
 import msgspec
 import trio
 
-from referee.log import read_log
-from referee.records import DealRecord
+from referee.match.runner import run_match, stderr_path
+from referee.record.log import read_log
+from referee.record.records import DealRecord
 from referee.rules.tiles import TILES, Seat
-from referee.runner import run_match, stderr_path
 from referee.sandbox import paths, resident
 from referee.sandbox.policy import plan
 from referee.settings import MatchSettings, SandboxSettings

@@ -17,8 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Final
 
-from referee.connection import decode_bot_line
 from referee.errors import Rejection, reason_code
+from referee.match.connection import decode_bot_line
 
 Generator = Callable[[random.Random], bytes]
 

@@ -23,15 +23,15 @@ from typing import Final
 
 import trio
 
-from referee.connection import BotConnection
-from referee.messages import Act, PublicEvent, encode_line
-from referee.process import BotProcess
+from referee.match.connection import BotConnection
+from referee.match.process import BotProcess
+from referee.match.runner import run_match
 from referee.rules import SEATS, Match, Seat
-from referee.runner import run_match
 from referee.sandbox.policy import SandboxPlan
 from referee.sandbox.policy import plan as plan_sandbox
 from referee.seating.source import FreshBots
 from referee.settings import MatchSettings, SandboxSettings
+from referee.wire.messages import Act, PublicEvent, encode_line
 
 HERE: Final = Path(__file__).resolve().parent
 INSTANT_BOT: Final = HERE / "instant_bot.py"

@@ -13,10 +13,10 @@ import statistics
 import time
 from dataclasses import dataclass, field
 
-from referee.checkbot.session import percentile
 from referee.rules import Bid, DeclareTrump, Hand, Pass, Play
 from referee.rules.deal import deal
 from referee.rules.tiles import LEFT_OF, PARTNERSHIP_OF, SEATS, TILES, seats_from
+from referee.stats import percentile
 from referee.strong.solver import Position, Solver, mask
 
 

@@ -22,13 +22,13 @@ from typing import Any, Final
 import trio
 
 from referee.bench.browser import start_session
-from referee.checkbot.session import percentile
-from referee.log import read_log
+from referee.match.runner import run_match
 from referee.pages.match_page import match_page
-from referee.records import MatchEndRecord
+from referee.record.log import read_log
+from referee.record.records import MatchEndRecord
 from referee.rules import SEATS
-from referee.runner import run_match
 from referee.settings import MatchSettings
+from referee.stats import percentile
 
 HERE: Final = Path(__file__).resolve().parent
 FIRST_RENDER_LIMIT_MS: Final = 1000.0

@@ -32,12 +32,12 @@ import msgspec
 
 from referee.bot.decode import UnknownType, lenient
 from referee.bot.seen import HandHistory, Seen
-from referee.messages import Forced, Matches
 from referee.rules.actions import Action
 from referee.rules.events import Acted, HandStarted, TrickTaken
 from referee.rules.hand import Hand
 from referee.rules.tiles import Partnership, Seat
 from referee.rules.views import Review, View
+from referee.wire.messages import Forced, Matches
 
 #: The public events the kit decodes (``Forced``: the referee played the next action for a
 #: seat, after its fault); any other event type is kept raw in ``other_events``.

@@ -25,14 +25,15 @@ import msgspec
 import trio
 
 from referee.errors import BotStartFailed
-from referee.log import read_log
-from referee.messages import ActionAnswer, Ready, Rejected, encode_line
-from referee.records import BotReady, LogRecord, MoveRecord, split_counts
+from referee.match.runner import BUNDLED_BOTS, run_match, stderr_path
+from referee.match.table import MatchOutcome
+from referee.record.log import read_log
+from referee.record.records import BotReady, LogRecord, MoveRecord, split_counts
 from referee.rules import SEATS, Action, Seat
-from referee.runner import BUNDLED_BOTS, run_match, stderr_path
 from referee.sandbox.policy import SandboxPlan, plan
 from referee.settings import MatchLimits, MatchSettings, SandboxSettings
-from referee.table import MatchOutcome
+from referee.stats import percentile
+from referee.wire.messages import ActionAnswer, Ready, Rejected, encode_line
 
 from . import script as scripts
 from .opponents import play_among_random_bots
@@ -48,7 +49,7 @@ from .report import (
     seats_text,
 )
 from .script import SEAT, Script, extended, first_legal, future_fields, unknown_event
-from .session import Answer, Findings, Session, cut, percentile, started
+from .session import Answer, Findings, Session, cut, started
 
 #: Seconds a bot has to exit after ``match_end`` and the end of its input.
 EXIT_LIMIT: Final = 2.0

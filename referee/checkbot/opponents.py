@@ -13,14 +13,14 @@ from typing import Final
 import trio
 
 from referee.bot import Bot, Decision
-from referee.connection import BotConnection
 from referee.errors import BotFault
-from referee.log import LogWriter, parse_log
-from referee.records import LogRecord
+from referee.match.connection import BotConnection
+from referee.match.table import MatchOutcome, Table
+from referee.record.log import LogWriter, parse_log
+from referee.record.records import LogRecord
 from referee.rules import SEATS, Action, Seat
 from referee.sandbox.policy import SandboxReport
 from referee.settings import MatchSettings
-from referee.table import MatchOutcome, Table
 
 #: The command the other seats are logged with.
 OPPONENT: Final = "check-bot's random bot (in process)"

@@ -14,7 +14,7 @@ from typing import Any, Final
 import msgspec
 
 from referee.errors import IllegalAction, reason_code
-from referee.messages import PROTOCOL_VERSION, Act, HandEnd, Hello, MatchEnd, PublicEvent
+from referee.match.table import bot_seed
 from referee.rules import (
     PARTNERSHIP_OF,
     Action,
@@ -31,7 +31,7 @@ from referee.rules import (
     tile,
 )
 from referee.settings import MatchSettings
-from referee.table import bot_seed
+from referee.wire.messages import PROTOCOL_VERSION, Act, HandEnd, Hello, MatchEnd, PublicEvent
 
 #: The seat the checked bot plays in every scripted conversation.
 SEAT: Final[Seat] = "A"

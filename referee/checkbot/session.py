@@ -10,7 +10,6 @@ input is closed: an answer that then comes out as it exits had waited in its out
 
 from __future__ import annotations
 
-import math
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field
@@ -19,7 +18,6 @@ from typing import Final, Literal
 import msgspec
 import trio
 
-from referee.connection import BotConnection, decode_bot_line
 from referee.errors import (
     BotCrashed,
     BotFault,
@@ -29,11 +27,12 @@ from referee.errors import (
     Rejection,
     reason_code,
 )
-from referee.messages import ActionAnswer, BotMessage, Ready
-from referee.process import BotProcess, exit_status
+from referee.match.connection import BotConnection, decode_bot_line
+from referee.match.process import BotProcess, exit_status
 from referee.sandbox.policy import SandboxPlan
 from referee.sandbox.seats import MatchJails
 from referee.settings import MatchSettings
+from referee.wire.messages import ActionAnswer, BotMessage, Ready
 
 from .script import SEAT
 
@@ -330,9 +329,3 @@ async def started(
                 nursery.cancel_scope.cancel()
     finally:
         jails.close()
-
-
-def percentile(values: list[float], share: float) -> float:
-    """Nearest-rank percentile (``share`` in 0..1) of a non-empty list."""
-    ordered = sorted(values)
-    return ordered[max(0, math.ceil(share * len(ordered)) - 1)]

@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from referee.log import LogFile
 from referee.pages.page import embedded_json, page
 from referee.pages.steps import PERSPECTIVES, Perspective, build
-from referee.verify import verify
+from referee.record.log import LogFile
+from referee.record.verify import verify
 
 
 def match_page(log: LogFile, perspectives: Iterable[Perspective] = PERSPECTIVES) -> str:

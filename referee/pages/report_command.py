@@ -9,9 +9,9 @@ from pathlib import Path
 
 from rich.console import Console
 
+from referee.display import progress_bar
 from referee.pages.page import PageError, write_page
 from referee.pages.report_page import MatchRow, match_pages, report_page
-from referee.report import progress_bar
 from referee.tournament.results import MatchResult, ResultsError, ResultsHeader, read_results
 from referee.tournament.standings import Sprt
 

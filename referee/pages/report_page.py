@@ -12,13 +12,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
 
+from referee.display import counts_text
 from referee.errors import LogError, VerificationError
-from referee.log import LogFile, read_log
 from referee.pages.match_page import match_page, page_path
 from referee.pages.page import PageError, page, write_page
 from referee.pages.plots import intervals, lines
-from referee.records import MatchEndRecord, split_counts
-from referee.report import counts_text
+from referee.record.log import LogFile, read_log
+from referee.record.records import MatchEndRecord, split_counts
 from referee.tournament.plan import pairings
 from referee.tournament.results import MatchResult, ResultsHeader
 from referee.tournament.standings import (

@@ -23,10 +23,9 @@ from typing import Final, Literal
 
 import msgspec
 
-from referee import render
-from referee.checkbot.session import percentile
-from referee.log import LogFile
-from referee.records import (
+from referee.record import render
+from referee.record.log import LogFile
+from referee.record.records import (
     BotReady,
     DealRecord,
     FaultRecord,
@@ -35,10 +34,11 @@ from referee.records import (
     MoveRecord,
     RejectedRecord,
 )
+from referee.record.verify import Verified
 from referee.rules import DeclareTrump, Hand, HandEnded, Match, Play, TrickTaken
 from referee.rules.contract import side_name
 from referee.rules.tiles import SEATS, Partnership, Seat, Tile
-from referee.verify import Verified
+from referee.stats import percentile
 
 Perspective = Literal["all", "public", "A", "B", "C", "D"]
 PERSPECTIVES: Final[tuple[Perspective, ...]] = ("all", "public", "A", "B", "C", "D")

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from referee.process import BotProcess
+from referee.match.process import BotProcess
 
 
 @dataclass(eq=False)

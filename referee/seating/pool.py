@@ -26,7 +26,7 @@ from typing import Final
 import msgspec
 import trio
 
-from referee.process import BotProcess
+from referee.match.process import BotProcess
 from referee.rules.tiles import Seat
 from referee.sandbox.policy import SandboxPlan
 from referee.sandbox.seats import Jails

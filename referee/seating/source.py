@@ -12,7 +12,7 @@ from typing import Protocol
 
 import trio
 
-from referee.process import BotProcess
+from referee.match.process import BotProcess
 from referee.rules.tiles import Seat
 from referee.sandbox.policy import SandboxPlan
 from referee.sandbox.seats import MatchJails

@@ -103,8 +103,8 @@ def fit(data: list[tuple[list[float], int]], steps: int = 400, rate: float = 2.0
 def calibrate(logs: list[Path], name: str = "strong") -> tuple[int, float, float, float]:
     """(contracts, mean predicted chance, share made, the shift that makes them agree) over
     the point contracts the bot called ``name`` declared in ``logs``."""
-    from referee.log import read_log
-    from referee.records import BotReady, DealRecord, HandEndRecord
+    from referee.record.log import read_log
+    from referee.record.records import BotReady, DealRecord, HandEndRecord
     from referee.rules.actions import Bid
     from referee.strong.bidding import BiddingModel
 

@@ -8,10 +8,10 @@ import argparse
 import statistics
 from pathlib import Path
 
-from referee.checkbot.session import percentile
-from referee.log import read_log
-from referee.records import BotReady, MoveRecord
+from referee.record.log import read_log
+from referee.record.records import BotReady, MoveRecord
 from referee.rules import AllTricksBid, Bid, DeclareTrump, Pass, Play
+from referee.stats import percentile
 
 
 def phase(action: object) -> str:

@@ -17,10 +17,10 @@ from rich.console import Console, Group
 from rich.live import Live
 from rich.table import Table
 
-from referee.commands import problem
+from referee.display import progress_bar
 from referee.errors import SandboxRefused
 from referee.files import private_directory
-from referee.report import progress_bar
+from referee.match.commands import problem
 from referee.rules.deal import check_seed
 from referee.rules.tiles import SEATS
 from referee.sandbox.policy import plan as plan_sandbox

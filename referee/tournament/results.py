@@ -17,7 +17,7 @@ from typing import IO
 
 import msgspec
 
-from referee.records import Forfeit
+from referee.record.records import Forfeit
 from referee.rules.tiles import Partnership, Seat
 from referee.sandbox.policy import SandboxReport
 from referee.tournament.plan import MatchJob, TournamentSettings, plan
@@ -210,7 +210,7 @@ def _read(path: Path, settings: TournamentSettings) -> dict[str, MatchResult]:
 
 def result_of(job: MatchJob, outcome: object) -> MatchResult:
     """The results line for a finished match."""
-    from referee.table import MatchOutcome
+    from referee.match.table import MatchOutcome
 
     assert isinstance(outcome, MatchOutcome)
     side = outcome.winner

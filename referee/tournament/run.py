@@ -34,14 +34,14 @@ from typing import Any, Final, ParamSpec, TypeVar
 import msgspec
 import trio
 
+from referee.match.runner import Terminated, interrupted, leaf_error, run_match
+from referee.match.table import MatchOutcome
 from referee.rules.tiles import Seat
-from referee.runner import Terminated, interrupted, leaf_error, run_match
 from referee.sandbox import resident
 from referee.sandbox.policy import SandboxPlan
 from referee.sandbox.policy import plan as plan_sandbox
 from referee.seating.pool import WarmPool, entrant_key
 from referee.settings import MatchSettings, SandboxSettings
-from referee.table import MatchOutcome
 from referee.tournament.plan import MatchJob
 from referee.tournament.results import MatchResult, result_of
 

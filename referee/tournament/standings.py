@@ -19,7 +19,7 @@ from typing import Any, Literal
 import msgspec
 from openskill.models import PlackettLuce
 
-from referee.records import split_counts
+from referee.record.records import split_counts
 from referee.tournament.results import MatchResult
 
 

@@ -38,17 +38,32 @@ MATCHES: dict[str, list[str]] = {
     "forfeit": ["--seed", "3", bot(TEST_BOTS / "illegal_bot.py"), bot(BOTS / "random_bot.py")],
     # the random fault policy: eight faults, each a forced random action and a strike
     "random_policy": [
-        "--seed", "5", "--on-fault", "random", "--max-rejections", "1", "--max-strikes", "20",
-        bot(TEST_BOTS / "illegal_bot.py", "--times", "8"), bot(BOTS / "random_bot.py"),
+        "--seed",
+        "5",
+        "--on-fault",
+        "random",
+        "--max-rejections",
+        "1",
+        "--max-strikes",
+        "20",
+        bot(TEST_BOTS / "illegal_bot.py", "--times", "8"),
+        bot(BOTS / "random_bot.py"),
     ],
 }
 
 #: A two-entrant tournament with two deal seeds at one job: its later matches reuse the
 #: kept bots of the first.
 TOURNAMENT = [
-    "--seed", "42", "--seeds", "2", "--jobs", "1",
-    "--bot", f"heuristic={bot(BOTS / 'heuristic_bot.py')}",
-    "--bot", f"random={bot(BOTS / 'random_bot.py')}",
+    "--seed",
+    "42",
+    "--seeds",
+    "2",
+    "--jobs",
+    "1",
+    "--bot",
+    f"heuristic={bot(BOTS / 'heuristic_bot.py')}",
+    "--bot",
+    f"random={bot(BOTS / 'random_bot.py')}",
 ]
 
 #: name -> arguments of ``referee replay`` after the log's path; the output is kept.
@@ -72,8 +87,15 @@ def play(name: str, out: Path) -> list[Path]:
     """Play case ``name`` into ``out``; the logs it wrote, in order."""
     if name == "kept":
         done = referee(
-            "tournament", *TOURNAMENT, "--sandbox", "off", "--results", str(out / "r.jsonl"),
-            "--logs", str(out / "logs"), cwd=out,
+            "tournament",
+            *TOURNAMENT,
+            "--sandbox",
+            "off",
+            "--results",
+            str(out / "r.jsonl"),
+            "--logs",
+            str(out / "logs"),
+            cwd=out,
         )
         if done.returncode:
             raise SystemExit(f"tournament failed: {done.stdout}{done.stderr}")

@@ -16,8 +16,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Final
 
-from referee.log import LogFile
-from referee.records import (
+from referee.record.log import LogFile
+from referee.record.records import (
     ActRecord,
     BotReady,
     DealRecord,

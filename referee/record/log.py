@@ -28,7 +28,7 @@ from typing import IO, Final
 import msgspec
 
 from referee.errors import LogError
-from referee.records import LOG_VERSION, Header, LogRecord, MatchEndRecord
+from referee.record.records import LOG_VERSION, Header, LogRecord, MatchEndRecord
 
 _ENCODER: Final = msgspec.json.Encoder()
 _DECODER: Final = msgspec.json.Decoder(LogRecord)

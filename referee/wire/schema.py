@@ -12,10 +12,10 @@ from typing import Any, Final
 
 import msgspec
 
-from referee.messages import PROTOCOL_VERSION, BotMessage, RefereeMessage
-from referee.records import LOG_VERSION, GameRecord, LogRecord
+from referee.record.records import LOG_VERSION, GameRecord, LogRecord
+from referee.wire.messages import PROTOCOL_VERSION, BotMessage, RefereeMessage
 
-PROTOCOL_DIR: Final = Path(__file__).resolve().parent.parent / "protocol"
+PROTOCOL_DIR: Final = Path(__file__).resolve().parents[2] / "protocol"
 _DRAFT: Final = "https://json-schema.org/draft/2020-12/schema"
 
 

@@ -15,20 +15,20 @@ from pathlib import Path
 import msgspec
 import trio
 
-from referee.connection import BotConnection
 from referee.errors import BotFault, BotStartFailed
 from referee.files import private_directory, private_file
-from referee.log import LogWriter
-from referee.process import BotProcess
+from referee.match.connection import BotConnection
+from referee.match.process import BotProcess
+from referee.match.table import MatchOutcome, Table
+from referee.record.log import LogWriter
 from referee.rules.tiles import SEATS, Seat
 from referee.sandbox import paths, resident
 from referee.sandbox.policy import SandboxPlan
 from referee.sandbox.policy import plan as plan_sandbox
 from referee.seating.source import BotSource, FreshBots, give_back_all
 from referee.settings import MatchSettings, SandboxSettings
-from referee.table import MatchOutcome, Table
 
-BUNDLED_BOTS = Path(__file__).resolve().parent.parent / "example_bots"
+BUNDLED_BOTS = Path(__file__).resolve().parents[2] / "example_bots"
 
 
 def random_seed() -> int:

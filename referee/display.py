@@ -9,10 +9,10 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table as RichTable
 
-from referee.records import split_counts
+from referee.match.table import MatchOutcome
+from referee.record.records import split_counts
 from referee.rules.contract import side_name
 from referee.rules.tiles import PARTNERSHIP_OF, SEATS, Seat
-from referee.table import MatchOutcome
 from referee.terminal import markup
 
 

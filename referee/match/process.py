@@ -23,9 +23,9 @@ from typing import TYPE_CHECKING, BinaryIO, Final
 
 import trio
 
-from referee.connection import BotConnection
 from referee.errors import BotFault, BotStartFailed
 from referee.files import private_file
+from referee.match.connection import BotConnection
 from referee.rules.tiles import Seat
 
 if TYPE_CHECKING:

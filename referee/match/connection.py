@@ -27,9 +27,9 @@ from referee.errors import (
     InvalidUtf8,
     LineTooLong,
 )
-from referee.lines import LINE_TOO_LONG, LineBuffer
-from referee.messages import BOT_MESSAGE_DECODER, BotMessage
 from referee.rules.tiles import Seat
+from referee.wire.lines import LINE_TOO_LONG, LineBuffer
+from referee.wire.messages import BOT_MESSAGE_DECODER, BotMessage
 
 #: How much of a refused line is kept in the log and in ``rejected`` messages.
 RAW_EXCERPT_CHARS: Final = 200

@@ -16,12 +16,12 @@ from typing import Annotated, Any, Final, Literal
 
 import msgspec
 
-from referee.messages import Limits, Matches
 from referee.rules.actions import Action
 from referee.rules.contract import HandResult
 from referee.rules.tiles import Partnership, Seat, Tile
 from referee.sandbox.policy import SandboxReport
 from referee.settings import Penalty
+from referee.wire.messages import Limits, Matches
 
 LOG_VERSION: Final = 1
 

@@ -20,7 +20,6 @@ import msgspec
 import trio
 
 from referee import __version__
-from referee.connection import BotConnection, decode_bot_line, excerpt
 from referee.errors import (
     BadMessage,
     BotCrashed,
@@ -33,22 +32,9 @@ from referee.errors import (
     TooManyRejections,
     reason_code,
 )
-from referee.log import LogWriter
-from referee.messages import (
-    PROTOCOL_VERSION,
-    Act,
-    ActionAnswer,
-    Forced,
-    HandEnd,
-    Hello,
-    MatchEnd,
-    Matches,
-    PublicEvent,
-    Ready,
-    Rejected,
-    encode_line,
-)
-from referee.records import (
+from referee.match.connection import BotConnection, decode_bot_line, excerpt
+from referee.record.log import LogWriter
+from referee.record.records import (
     LOG_VERSION,
     ActRecord,
     BotReady,
@@ -78,6 +64,20 @@ from referee.rules.tiles import OPPONENTS_OF, PARTNERSHIP_OF, SEATS, Partnership
 from referee.rules.views import View
 from referee.sandbox.policy import SandboxReport
 from referee.settings import MatchSettings, Penalty, penalty
+from referee.wire.messages import (
+    PROTOCOL_VERSION,
+    Act,
+    ActionAnswer,
+    Forced,
+    HandEnd,
+    Hello,
+    MatchEnd,
+    Matches,
+    PublicEvent,
+    Ready,
+    Rejected,
+    encode_line,
+)
 
 #: How the runner explains a bot's going away: ``(seat, fault) -> the fault to charge``.
 Explain = Callable[[Seat, BotFault], Awaitable[BotFault]]
@@ -107,7 +107,7 @@ class MatchOutcome(msgspec.Struct, frozen=True):
     names: dict[Seat, str]
     seed: int
     game_digest: str
-    #: The chain of the log's last record: stands for the whole log (see ``referee.log``).
+    #: The chain of the log's last record: stands for the whole log (see ``referee.record.log``).
     log_digest: str
     #: Decisions asked of the bots (rejected answers' fresh ``act`` not counted twice).
     decisions: int

@@ -16,11 +16,10 @@ from dataclasses import dataclass
 
 import msgspec
 
-from referee.connection import decode_bot_line
 from referee.errors import IllegalAction, LogError, Rejection, VerificationError, reason_code
-from referee.log import LogFile
-from referee.messages import ActionAnswer
-from referee.records import (
+from referee.match.connection import decode_bot_line
+from referee.record.log import LogFile
+from referee.record.records import (
     ActRecord,
     BotReady,
     DealRecord,
@@ -43,6 +42,7 @@ from referee.rules import Action, HandEnded, HandStarted, Match, TrickTaken
 from referee.rules.deal import Stream
 from referee.rules.tiles import OPPONENTS_OF, PARTNERSHIP_OF, SEATS, Partnership, Seat
 from referee.settings import penalty
+from referee.wire.messages import ActionAnswer
 
 _REJECTION_REASONS = frozenset({"invalid_utf8", "invalid_json", "bad_message", "illegal_action"})
 

@@ -1,0 +1,78 @@
+"""``referee check-bot``: does a bot speak the protocol."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+
+from referee.cli.app import app
+from referee.cli.options import (
+    AllowOption,
+    EnvOption,
+    Sandbox,
+    SandboxOption,
+    fail,
+    sandbox_settings,
+    seconds,
+)
+from referee.terminal import json_text
+
+
+@app.command("check-bot")
+def check_bot_command(
+    command: Annotated[
+        str,
+        typer.Argument(
+            metavar="COMMAND", help="The bot's command, one string split as a shell would."
+        ),
+    ],
+    move_timeout: Annotated[
+        float,
+        typer.Option(metavar="S", callback=seconds(0.001, 3600), help="Seconds per decision."),
+    ] = 1.0,
+    startup_timeout: Annotated[
+        float,
+        typer.Option(metavar="S", callback=seconds(0.001, 3600), help="Seconds to answer hello."),
+    ] = 10.0,
+    sandbox: SandboxOption = Sandbox.auto,
+    sandbox_allow: AllowOption = None,
+    sandbox_env: EnvOption = None,
+    match: Annotated[
+        bool,
+        typer.Option(
+            "--match/--no-match",
+            help="Play whole matches: one in each seat, A to D, against the bundled random"
+            ' bot, and for a bot that says "matches": "many" one in each seat in one process.',
+        ),
+    ] = True,
+    json_output: Annotated[
+        bool, typer.Option("--json", help="Print the report as one JSON object on stdout.")
+    ] = False,
+) -> None:
+    """Check that a bot speaks the protocol: every message and phase, a refusal, unknown
+    messages and fields, the end of a match, then a full match in each seat; with what to fix.
+
+    Exits 0 only when every check passed; 1 when one failed; 2 for a usage mistake.
+    """
+    from referee.checkbot import check_bot, report_lines
+    from referee.errors import SandboxRefused
+    from referee.match.commands import problem
+    from referee.settings import MatchLimits
+
+    why = problem(command)
+    if why is not None:
+        raise fail(why)
+    settings = sandbox_settings(sandbox, sandbox_allow, sandbox_env)
+    limits = MatchLimits(move_timeout=move_timeout, startup_timeout=startup_timeout)
+    try:
+        report = check_bot(command, sandbox=settings, limits=limits, match=match)
+    except SandboxRefused as exc:
+        raise fail(str(exc)) from None
+    if json_output:
+        typer.echo(json_text(report))
+    else:
+        for line in report_lines(report, color=sys.stdout.isatty()):
+            typer.echo(line)
+    raise typer.Exit(0 if report.ok else 1)

@@ -1,0 +1,218 @@
+"""``referee match``: one match between four bot programs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import msgspec
+import typer
+
+from referee.terminal import json_text, shown
+
+if TYPE_CHECKING:
+    from referee.match.table import MatchOutcome
+    from referee.rules.tiles import Seat
+    from referee.sandbox.policy import SandboxPlan
+    from referee.settings import MatchSettings
+
+from referee.cli.app import app
+from referee.cli.options import (
+    AllowOption,
+    EnvOption,
+    OnFault,
+    Sandbox,
+    SandboxOption,
+    bundled_bot,
+    check_commands,
+    fail,
+    sandbox_plan,
+    seconds,
+)
+
+
+@app.command("match")
+def match_command(
+    bots: Annotated[
+        list[str] | None,
+        typer.Argument(
+            metavar="BOT",
+            help="Four bot commands (seats A, B, C, D) or two (A+C, B+D), each one string split"
+            " as a shell would, e.g. 'python3 my_bot.py'. None: the bundled heuristic bot (A+C)"
+            " against the bundled random bot (B+D).",
+            show_default=False,
+        ),
+    ] = None,
+    seed: Annotated[
+        int | None,
+        typer.Option(min=0, max=2**64 - 1, help="Match seed: first dealer and every deal."),
+    ] = None,
+    log: Annotated[
+        Path | None,
+        typer.Option(help="Replay log path (JSON lines). Default: a new file under ./matches/."),
+    ] = None,
+    move_timeout: Annotated[
+        float,
+        typer.Option(metavar="S", callback=seconds(0.001, 3600), help="Seconds per decision."),
+    ] = 1.0,
+    startup_timeout: Annotated[
+        float,
+        typer.Option(metavar="S", callback=seconds(0.001, 3600), help="Seconds to answer hello."),
+    ] = 10.0,
+    time_bank: Annotated[
+        float,
+        typer.Option(
+            metavar="S",
+            callback=seconds(0, 86400),
+            help="Extra seconds per seat for the match, spent on overruns.",
+        ),
+    ] = 0.0,
+    max_rejections: Annotated[
+        int,
+        typer.Option(min=1, max=1000, help="The Nth refused answer to one decision is a fault."),
+    ] = 3,
+    on_fault: Annotated[
+        OnFault,
+        typer.Option(
+            help="forfeit: a fault loses the match. random: a seeded random legal action is"
+            " played for the seat and a strike recorded."
+        ),
+    ] = OnFault.forfeit,
+    max_strikes: Annotated[
+        int,
+        typer.Option(
+            min=0, max=1000, help="Strikes allowed under --on-fault random; the next forfeits."
+        ),
+    ] = 3,
+    max_hands: Annotated[
+        int,
+        typer.Option(min=1, max=1_000_000, help="End the match unfinished after this many hands."),
+    ] = 200,
+    max_line_bytes: Annotated[
+        int,
+        typer.Option(min=1024, max=1 << 30, help="Longest line a bot may send; longer is a fault."),
+    ] = 1 << 20,
+    sandbox: SandboxOption = Sandbox.auto,
+    sandbox_allow: AllowOption = None,
+    sandbox_env: EnvOption = None,
+    memory_limit: Annotated[
+        int,
+        typer.Option(
+            min=16, max=1 << 20, metavar="MIB", help="MiB of memory per seat (sandbox bound)."
+        ),
+    ] = 1024,
+    scratch_limit: Annotated[
+        int,
+        typer.Option(
+            min=1, max=1 << 20, metavar="MIB", help="MiB of scratch space per seat (sandbox bound)."
+        ),
+    ] = 256,
+    cpu_limit: Annotated[
+        int,
+        typer.Option(
+            min=1, max=1 << 20, metavar="S", help="CPU seconds per bot process (sandbox bound)."
+        ),
+    ] = 600,
+    max_processes: Annotated[
+        int,
+        typer.Option(
+            min=1,
+            max=1 << 16,
+            metavar="N",
+            help="Processes and threads per seat's tree (sandbox bound).",
+        ),
+    ] = 128,
+    json_output: Annotated[
+        bool, typer.Option("--json", help="Print one JSON object with the outcome on stdout.")
+    ] = False,
+) -> None:
+    """Play one match between four bot programs and write its replay log.
+
+    Exits 0 whenever the match was played to its end, forfeits included; 2 for bad
+    arguments; 1 if the referee itself failed.
+    """
+
+    from referee.files import private_directory, private_file
+    from referee.match.runner import default_log_path, random_seed, seat_commands
+    from referee.rules.deal import MAX_SEED
+    from referee.settings import MatchSettings
+
+    commands_given = bots or [bundled_bot("heuristic_bot.py"), bundled_bot("random_bot.py")]
+    try:
+        commands = seat_commands(commands_given)
+    except ValueError as exc:
+        raise fail(str(exc)) from None
+    check_commands(commands)
+    match_seed = random_seed() if seed is None else seed
+    assert 0 <= match_seed <= MAX_SEED
+    settings = MatchSettings(
+        seed=match_seed,
+        move_timeout=move_timeout,
+        startup_timeout=startup_timeout,
+        time_bank=time_bank,
+        max_rejections=max_rejections,
+        on_fault=on_fault.value,
+        max_strikes=max_strikes,
+        max_hands=max_hands,
+        max_line_bytes=max_line_bytes,
+        memory_mb=memory_limit,
+        cpu_seconds=cpu_limit,
+        max_processes=max_processes,
+        scratch_mb=scratch_limit,
+    )
+    if log is not None and (not str(log).strip() or log.is_dir()):
+        raise fail(f"--log {str(log)!r}: give the log file's name, e.g. --log matches/m1.jsonl")
+    log_path = log or default_log_path()
+    if log_path.exists():
+        raise fail(f"{log_path} already exists: choose another --log or remove it")
+    try:
+        private_directory(log_path.parent)
+        private_file(log_path).close()  # a log that cannot be written is a usage mistake
+    except OSError as exc:
+        raise fail(f"cannot write the log {log_path}: {exc.strerror or exc}") from None
+    try:
+        plan = sandbox_plan(
+            sandbox, sandbox_allow, sandbox_env, settings, commands, [log_path.parent]
+        )
+    except typer.Exit:
+        log_path.unlink(missing_ok=True)  # refused: no match, no log
+        raise
+    outcome = play(settings, commands, log_path, plan)
+    if json_output:
+        from referee.record.records import split_counts
+
+        document = msgspec.to_builtins(outcome)
+        document["faults"], document["rejections"] = split_counts(outcome.faults)
+        typer.echo(json_text(document))
+        return
+    from referee.display import print_outcome
+
+    print_outcome(outcome, commands)
+
+
+def play(
+    settings: MatchSettings, commands: dict[Seat, str], log_path: Path, sandbox: SandboxPlan
+) -> MatchOutcome:
+    """Run a match in the foreground; Ctrl-C, SIGTERM and SIGHUP end it cleanly (exit 130,
+    143, 129), and a failure of the referee itself exits 1 with one line — never a traceback."""
+    import trio
+
+    from referee.match.runner import Terminated, interrupted, leaf_error, run_match_in_foreground
+
+    try:
+        return trio.run(run_match_in_foreground, settings, commands, log_path, sandbox)
+    except BaseException as exc:
+        if interrupted(exc):
+            cause = leaf_error(exc)
+            signum = cause.signum if isinstance(cause, Terminated) else 2
+            typer.echo(f"referee: interrupted; the log ends there: {log_path}", err=True)
+            raise typer.Exit(128 + signum) from None
+        cause = leaf_error(exc)
+        if isinstance(cause, OSError):
+            what = cause.strerror or cause
+            typer.echo(f"referee: {what}: {cause.filename or log_path}", err=True)
+        else:
+            typer.echo(
+                f"referee: internal error: {type(cause).__name__}: {shown(str(cause))}", err=True
+            )
+        raise typer.Exit(1) from None

@@ -1,0 +1,232 @@
+"""``referee replay``: render, verify or re-run a match from its log."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import msgspec
+import typer
+
+from referee.terminal import shown
+
+if TYPE_CHECKING:
+    from referee.record.log import LogFile
+
+from referee.cli.app import app
+from referee.cli.match import play
+from referee.cli.options import (
+    ALLOW_HELP,
+    ENV_HELP,
+    SANDBOX_HELP,
+    Sandbox,
+    SeatName,
+    fail,
+    sandbox_plan,
+)
+
+
+@app.command("replay")
+def replay_command(
+    log: Annotated[
+        Path, typer.Argument(metavar="LOG", help="A replay log written by 'referee match'.")
+    ],
+    out: Annotated[
+        Path | None,
+        typer.Argument(
+            metavar="OUT.html",
+            help="With --html: the page to write. Default: beside the log, LOG.html"
+            " (LOG.A.html with --seat A, LOG.public.html with --public).",
+            show_default=False,
+        ),
+    ] = None,
+    seat: Annotated[
+        SeatName | None,
+        typer.Option(
+            help="Show only what this seat was shown: its views, the events, its answers."
+        ),
+    ] = None,
+    public: Annotated[
+        bool,
+        typer.Option("--public", help="Show what everyone may see after each hand."),
+    ] = False,
+    verify: Annotated[
+        bool,
+        typer.Option(
+            "--verify",
+            help="Re-simulate the match from the seed and check every record and the chain.",
+        ),
+    ] = False,
+    json_output: Annotated[
+        bool,
+        typer.Option("--json", help="Print the canonical game record that game_digest hashes."),
+    ] = False,
+    rerun: Annotated[
+        bool,
+        typer.Option(
+            "--rerun",
+            help="Play the match again with the logged bots, seed and limits; compare digests.",
+        ),
+    ] = False,
+    html: Annotated[
+        bool,
+        typer.Option(
+            "--html",
+            help="Verify the log, then write it as one self-contained page to open in a"
+            " browser: every hand open and each seat's and the public view (with --seat or"
+            " --public: only that one).",
+        ),
+    ] = False,
+    sandbox: Annotated[Sandbox, typer.Option(help="With --rerun: " + SANDBOX_HELP)] = (
+        Sandbox.auto
+    ),
+    sandbox_allow: Annotated[
+        list[Path] | None,
+        typer.Option(metavar="PATH", help="With --rerun: " + ALLOW_HELP, show_default=False),
+    ] = None,
+    sandbox_env: Annotated[
+        list[str] | None,
+        typer.Option(metavar="NAME", help="With --rerun: " + ENV_HELP, show_default=False),
+    ] = None,
+) -> None:
+    """Render, verify or re-run a match from its replay log.
+
+    With no option: the whole match, hand by hand. Exit status: 0 when all is well, 1 when
+    verification or a re-run disagrees (no page is written from a log that does not
+    verify), 2 when the file cannot be read as a replay log.
+    """
+    from referee.errors import LogError, RefereeError, VerificationError
+    from referee.record.log import read_log
+
+    modes = [seat is not None, public, verify, json_output, rerun]
+    if sum(modes) > 1:
+        raise fail("choose one of --seat, --public, --verify, --json, --rerun")
+    if html and (verify or json_output or rerun):
+        raise fail("--html combines with --seat or --public only (it verifies the log itself)")
+    if out is not None and not html:
+        raise fail(f"{out}: a second argument is the page --html writes; add --html")
+    try:
+        replay_log = read_log(log)
+    except LogError as exc:
+        raise fail(str(exc)) from None
+    try:
+        if html:
+            _write_page(replay_log, out, seat.value if seat else ("public" if public else None))
+        elif verify:
+            _verify(replay_log)
+        elif json_output:
+            from referee.record.records import canonical_json
+            from referee.record.verify import game_record
+
+            if replay_log.truncated or replay_log.broken_at:
+                raise fail(
+                    f"{log} is truncated or altered, so no game digest stands for it;"
+                    " --verify says where"
+                )
+
+            # Exactly the bytes game_digest hashes: no newline after them.
+            sys.stdout.buffer.write(canonical_json(game_record(replay_log.records)))
+            sys.stdout.flush()
+        elif rerun:
+            _rerun(replay_log, sandbox, sandbox_allow, sandbox_env)
+        else:
+            from referee.record import render
+
+            if seat is not None:
+                lines = render.seat_lines(replay_log, seat.value)
+            elif public:
+                lines = render.public_lines(replay_log)
+            else:
+                lines = render.match_lines(replay_log)
+            for line in lines:
+                typer.echo(line)
+    except VerificationError as exc:
+        unwritten = "; no page was written" if html else ""
+        typer.echo(f"verification failed: {shown(str(exc))}{unwritten}", err=True)
+        raise typer.Exit(1) from None
+    except RefereeError as exc:
+        raise fail(f"{log}: the log does not follow the rules ({exc}); run --verify") from None
+
+
+def _write_page(replay_log: LogFile, out: Path | None, only: str | None) -> None:
+    from referee.pages.match_page import match_page, page_path
+    from referee.pages.page import PageError, write_page
+    from referee.pages.steps import PERSPECTIVES
+
+    path = replay_log.path
+    if out is None:
+        out = page_path(path, only)
+    chosen = [p for p in PERSPECTIVES if only is None or p == only]
+    text = match_page(replay_log, chosen)
+    try:
+        write_page(out, text, source=path)
+    except PageError as exc:
+        raise fail(str(exc)) from None
+    except OSError as exc:
+        raise fail(f"cannot write {out}: {exc.strerror}; choose another OUT.html") from None
+    typer.echo(f"verified; wrote {out} ({len(text.encode()) / 1024:.0f} KiB): open it in a browser")
+
+
+def _verify(replay_log: LogFile) -> None:
+    from referee.record.verify import verify
+    from referee.rules.contract import side_name
+
+    result = verify(replay_log)
+    winner = side_name(result.winner) if result.winner else "nobody"
+    typer.echo(
+        f"verified: {result.records} records, {result.hands} hands, {winner} wins"
+        f" ({result.end}), A+C {result.marks['AC']}, B+D {result.marks['BD']}"
+    )
+    typer.echo(f"game digest: {result.game_digest}")
+    typer.echo(f"log digest:  {result.log_digest}")
+
+
+def _rerun(
+    replay_log: LogFile, sandbox: Sandbox, allow: list[Path] | None, env: list[str] | None
+) -> None:
+    from referee.record.records import MatchEndRecord
+    from referee.settings import MatchSettings
+
+    header = replay_log.header
+    settings = MatchSettings.from_log(header.seed, header.limits, header.max_hands)
+    if header.sandbox is not None and header.sandbox.memory_mb:  # the bounds it was played under
+        settings = msgspec.structs.replace(
+            settings,
+            memory_mb=header.sandbox.memory_mb,
+            cpu_seconds=header.sandbox.cpu_seconds,
+            max_processes=header.sandbox.max_processes,
+            file_size_mb=header.sandbox.file_size_mb,
+            scratch_mb=header.sandbox.scratch_mb or settings.scratch_mb,
+        )
+    end = replay_log.records[-1]
+    logged = end.game_digest if isinstance(end, MatchEndRecord) else None
+    new_log = replay_log.path.with_name(replay_log.path.stem + ".rerun.jsonl")
+    if new_log.exists():
+        raise fail(f"{new_log} exists (an earlier re-run): remove it first")
+    from referee.match.commands import problem
+
+    for seat, command in header.bots.items():
+        why = problem(command)
+        if why is not None:  # the real cause, not "the game differs"
+            raise fail(
+                f"cannot re-run: seat {seat}: {why}; the logged commands are run as written:"
+                " re-run from the directory the match was played in"
+            )
+    plan = sandbox_plan(sandbox, allow, env, settings, header.bots, [new_log.parent])
+    outcome = play(settings, header.bots, new_log, plan)
+    typer.echo(f"logged game digest: {logged or '(none: the log is truncated)'}")
+    typer.echo(f"rerun game digest:  {outcome.game_digest}  (log: {new_log})")
+    if outcome.game_digest != logged:
+        started = [seat for seat in header.bots if outcome.names.get(seat)]
+        if len(started) < 4:
+            missing = ", ".join(seat for seat in header.bots if seat not in started)
+            typer.echo(
+                f"rerun: the game differs: seat {missing} did not start this time"
+                f" ({shown(outcome.detail)}); see the new log's faults",
+                err=True,
+            )
+        else:
+            typer.echo("rerun: the game differs (are the bots deterministic?)", err=True)
+        raise typer.Exit(1)
+    typer.echo("rerun: same game")
