@@ -1,5 +1,5 @@
 #!/bin/sh
-# Headless Chromium for the browser tests (tests/test_viewer_browser.py): Debian's chromium
+# Headless Chromium for the browser tests (tests/pages/test_viewer_browser.py): Debian's chromium
 # and its chromedriver, installed when missing. It never fails the command it is part of:
 # where they cannot be installed (no apt-get, no root), it writes why to
 # tests/.browser-unavailable and the browser tests skip with that reason; without that

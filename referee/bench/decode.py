@@ -3,7 +3,7 @@
 Every line a bot can send must come back as a ``BotMessage`` or a ``Rejection``: anything
 else escaping the decoder would end the match in "error" with no fault charged, so a losing
 bot could never lose. The generators here make lines meant to break it — random bytes,
-mutated answers, deep nesting, huge numbers, odd Unicode — and ``tests/test_decode_fuzz.py``
+mutated answers, deep nesting, huge numbers, odd Unicode — and ``tests/wire/test_decode_fuzz.py``
 drives the same generators from hypothesis. ``run`` counts the outcomes per reason code and
 raises ``Escaped`` at the first line that gets anything else out.
 """

@@ -16,7 +16,7 @@ The algorithm (version 1), for a match seed ``S`` (an integer, 0 <= S < 2**64):
 5. Dealing: the tile at position p (0-27) goes to the seat p + 1 places clockwise of the
    dealer, so the dealer's left gets positions 0, 4, 8, ...; each hand keeps that order.
 
-Test vectors are in ``tests/test_deal.py`` and ``protocol/deal-test-vectors.md``.
+Test vectors are in ``tests/rules/test_deal.py`` and ``protocol/deal-test-vectors.md``.
 """
 
 from __future__ import annotations

@@ -1,0 +1,44 @@
+"""The strong bundled bot as a bot: it plays whole matches without a fault, its answers are
+reproducible for a seed (``replay --rerun``), and its bidding model is a working file."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from referee.match.runner import run_match
+from referee.rules.tiles import TILES
+from referee.settings import MatchSettings
+from referee.strong.bidding import BIDS, CANDIDATE_TRUMPS, BiddingModel
+
+ROOT = Path(__file__).resolve().parents[2]
+STRONG = f"{sys.executable} {ROOT / 'example_bots' / 'strong_bot.py'}"
+HEURISTIC = f"{sys.executable} {ROOT / 'example_bots' / 'heuristic_bot.py'}"
+
+
+def test_the_shipped_model_gives_chances_that_fall_as_bids_rise() -> None:
+    model = BiddingModel.load()
+    hand = list(TILES[:7])
+    for trump in CANDIDATE_TRUMPS:
+        chances = [model.chance(hand, trump, bid) for bid in BIDS]
+        assert all(0 <= c <= 1 for c in chances)
+        assert chances == sorted(chances, reverse=True)
+
+
+async def test_the_strong_bot_plays_a_match_without_a_fault_and_reproducibly(
+    tmp_path: Path,
+) -> None:
+    """Generous time, so that only the count of positions bounds a decision: the same
+    seed gives the same game."""
+    commands = {
+        "A": STRONG + " --budget-ms 5000",
+        "B": HEURISTIC,
+        "C": STRONG + " --budget-ms 5000",
+        "D": HEURISTIC,
+    }
+    settings = MatchSettings(seed=21, move_timeout=10.0, max_hands=3)
+    first = await run_match(settings, commands, tmp_path / "one.jsonl")  # type: ignore[arg-type]
+    second = await run_match(settings, commands, tmp_path / "two.jsonl")  # type: ignore[arg-type]
+    assert first.faults == {seat: {} for seat in "ABCD"}, first.faults
+    assert first.names["A"] == "strong"
+    assert first.game_digest == second.game_digest

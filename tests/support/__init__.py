@@ -1,0 +1,1 @@
+"""What many tests share: fake bots, rule helpers, process helpers, logs for the viewer."""
