@@ -6,6 +6,8 @@ from typing import Annotated, Literal
 
 import msgspec
 
+from referee.rules.actions import Action
+from referee.rules.deal import Stream
 from referee.wire.messages import Limits
 
 FaultPolicy = Literal["forfeit", "random"]
@@ -26,6 +28,17 @@ def penalty(
         return "forfeit", strikes
     strikes += 1
     return ("forfeit" if strikes > max_strikes else "random"), strikes
+
+
+def fault_stream(seed: int) -> Stream:
+    """The random stream the ``random`` fault policy draws from: the match seed's own, so a
+    replay chooses the same forced actions."""
+    return Stream(f"{seed}/fault")
+
+
+def forced_action(stream: Stream, legal: list[Action]) -> Action:
+    """The legal action the ``random`` policy plays for a faulted seat."""
+    return legal[stream.uniform(len(legal))]
 
 
 class MatchLimits(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):

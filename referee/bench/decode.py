@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from referee.errors import Rejection, reason_code
-from referee.match.connection import decode_bot_line
+from referee.wire.decode import decode_bot_line
 
 Generator = Callable[[random.Random], bytes]
 

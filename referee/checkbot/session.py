@@ -27,11 +27,12 @@ from referee.errors import (
     Rejection,
     reason_code,
 )
-from referee.match.connection import BotConnection, decode_bot_line
+from referee.match.connection import BotConnection
 from referee.match.process import BotProcess, exit_status
 from referee.sandbox.policy import SandboxPlan
 from referee.sandbox.seats import MatchJails
 from referee.settings import MatchSettings
+from referee.wire.decode import decode_bot_line
 from referee.wire.messages import ActionAnswer, BotMessage, Ready
 
 from .script import SEAT

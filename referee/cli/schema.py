@@ -20,8 +20,8 @@ def schema_command(
 ) -> None:
     """Write the JSON Schemas of the protocol and the replay log, and the example transcript
     (from a real match), into protocol/."""
-    from referee.wire.schema import PROTOCOL_DIR, SCHEMA_FILES, render
-    from referee.wire.transcript import TRANSCRIPT, transcript, untimed
+    from referee.spec.schema import PROTOCOL_DIR, SCHEMA_FILES, render
+    from referee.spec.transcript import TRANSCRIPT, transcript, untimed
 
     files = {PROTOCOL_DIR / name: render(make()).encode() for name, make in SCHEMA_FILES.items()}
     files[TRANSCRIPT] = transcript()

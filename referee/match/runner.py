@@ -15,6 +15,7 @@ from pathlib import Path
 import msgspec
 import trio
 
+from referee import bundled
 from referee.errors import BotFault, BotStartFailed
 from referee.files import private_directory, private_file
 from referee.match.connection import BotConnection
@@ -28,7 +29,7 @@ from referee.sandbox.policy import plan as plan_sandbox
 from referee.seating.source import BotSource, FreshBots, give_back_all
 from referee.settings import MatchSettings, SandboxSettings
 
-BUNDLED_BOTS = Path(__file__).resolve().parents[2] / "example_bots"
+BUNDLED_BOTS = bundled.BOTS
 
 
 def random_seed() -> int:

@@ -32,7 +32,8 @@ from referee.errors import (
     TooManyRejections,
     reason_code,
 )
-from referee.match.connection import BotConnection, decode_bot_line, excerpt
+from referee.match.connection import BotConnection
+from referee.record.events import deal_record, event_record
 from referee.record.log import LogWriter
 from referee.record.records import (
     LOG_VERSION,
@@ -46,24 +47,23 @@ from referee.record.records import (
     GameHand,
     GameMove,
     GameRecord,
-    HandEndRecord,
     Header,
     IgnoredRecord,
     MatchEndRecord,
     MoveRecord,
     RejectedRecord,
     Timing,
-    TrickRecord,
     game_digest,
     public_detail,
 )
-from referee.rules import Action, HandEnded, HandStarted, Match, MatchEnded, TrickTaken
+from referee.rules import Action, HandEnded, HandStarted, Match, MatchEnded
 from referee.rules.contract import side_name
 from referee.rules.deal import Stream
 from referee.rules.tiles import OPPONENTS_OF, PARTNERSHIP_OF, SEATS, Partnership, Seat
 from referee.rules.views import View
 from referee.sandbox.policy import SandboxReport
-from referee.settings import MatchSettings, Penalty, penalty
+from referee.settings import MatchSettings, Penalty, fault_stream, forced_action, penalty
+from referee.wire.decode import decode_bot_line, excerpt
 from referee.wire.messages import (
     PROTOCOL_VERSION,
     Act,
@@ -188,7 +188,7 @@ class Table:
         self.decisions = 0
         self._play_started: float | None = None
         self._last_id = 0
-        self._fault_stream = Stream(f"{settings.seed}/fault")
+        self._fault_stream = fault_stream(settings.seed)
 
     # -- the match -------------------------------------------------------------------------
 
@@ -313,7 +313,9 @@ class Table:
     async def _play_hands(self) -> None:
         match = self.match = Match(self.settings.seed)
         self._play_started = trio.current_time()
-        self._deal_record()
+        deal = deal_record(match.hand)
+        self.log.write(deal)
+        self._game_hand(deal)
         first = HandStarted(hand_number=1, dealer=match.hand.dealer)
         for queue in self.pending.values():
             queue.append(first)  # as for every later hand
@@ -336,49 +338,37 @@ class Table:
 
     def _publish(self, event: object, match: Match) -> None:
         """Log an engine event and queue it for every seat."""
+        if type(event) is MatchEnded:
+            self.record.winner = event.winner
+            return
+        if type(event) is HandStarted and event.hand_number > self.settings.max_hands:
+            raise _MatchOver(
+                "max_hands",
+                f"no partnership reached 7 marks in {self.settings.max_hands} hands",
+            )
+        # match.hand may be the next one already
+        record = event_record(event, match, self.record.hands[-1].hand)
+        if record is not None:
+            self.log.write(record)
         if type(event) is HandEnded:
             result = event.review.result
             self.record.hands[-1].result = result
             self.record.marks = dict(match.marks)
-            self.log.write(
-                HandEndRecord(hand=event.review.hand_number, result=result, marks=dict(match.marks))
-            )
             for seat in SEATS:
                 message = HandEnd(
                     events=self._take_events(seat), review=event.review, marks=dict(match.marks)
                 )
                 self.outbox[seat] += encode_line(message)
             return
-        if type(event) is MatchEnded:
-            self.record.winner = event.winner
-            return
         assert isinstance(event, PublicEvent)
-        if type(event) is TrickTaken:
-            self.log.write(
-                TrickRecord(
-                    hand=self.record.hands[-1].hand,  # match.hand may be the next one already
-                    trick=event.trick,
-                    winner=event.winner,
-                    side=event.side,
-                    points=event.points,
-                )
-            )
-        elif type(event) is HandStarted:
-            if event.hand_number > self.settings.max_hands:
-                raise _MatchOver(
-                    "max_hands",
-                    f"no partnership reached 7 marks in {self.settings.max_hands} hands",
-                )
-            self._deal_record()
+        if type(event) is HandStarted:
+            assert type(record) is DealRecord
+            self._game_hand(record)
         for seat in SEATS:
             self.pending[seat].append(event)
 
-    def _deal_record(self) -> None:
-        assert self.match is not None
-        hand = self.match.hand
-        deal = {seat: list(hand.hands[seat]) for seat in SEATS}
-        self.log.write(DealRecord(hand=hand.hand_number, dealer=hand.dealer, hands=deal))
-        self.record.hands.append(GameHand(hand=hand.hand_number, dealer=hand.dealer, deal=deal))
+    def _game_hand(self, deal: DealRecord) -> None:
+        self.record.hands.append(GameHand(hand=deal.hand, dealer=deal.dealer, deal=deal.hands))
 
     def _take_events(self, seat: Seat) -> list[PublicEvent]:
         events, self.pending[seat] = self.pending[seat], []
@@ -421,7 +411,7 @@ class Table:
         self._record_fault(seat, fault, penalty, last_id, timing)
         if penalty == "forfeit":
             raise _forfeit(seat, fault)
-        forced = legal[self._fault_stream.uniform(len(legal))]
+        forced = forced_action(self._fault_stream, legal)
         return forced, reason_code(fault), None, timing
 
     async def _explained(self, seat: Seat, fault: BotFault) -> BotFault:

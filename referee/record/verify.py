@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import msgspec
 
 from referee.errors import IllegalAction, LogError, Rejection, VerificationError, reason_code
-from referee.match.connection import decode_bot_line
+from referee.record.events import deal_record, event_record
 from referee.record.log import LogFile
 from referee.record.records import (
     ActRecord,
@@ -35,13 +35,12 @@ from referee.record.records import (
     MatchEndRecord,
     MoveRecord,
     RejectedRecord,
-    TrickRecord,
     game_digest,
 )
-from referee.rules import Action, HandEnded, HandStarted, Match, TrickTaken
-from referee.rules.deal import Stream
+from referee.rules import Action, Match
 from referee.rules.tiles import OPPONENTS_OF, PARTNERSHIP_OF, SEATS, Partnership, Seat
-from referee.settings import penalty
+from referee.settings import fault_stream, forced_action, penalty
+from referee.wire.decode import decode_bot_line
 from referee.wire.messages import ActionAnswer
 
 _REJECTION_REASONS = frozenset({"invalid_utf8", "invalid_json", "bad_message", "illegal_action"})
@@ -111,7 +110,7 @@ class _Replay:
         self.header = log.header
         self.limits = self.header.limits
         self.match = Match(self.header.seed)
-        self.fault_stream = Stream(f"{self.header.seed}/fault")
+        self.fault_stream = fault_stream(self.header.seed)
         self.line = 1
         self.started = False
         self.expected: list[LogRecord] = []
@@ -180,29 +179,9 @@ class _Replay:
     def after_move(self, hand_number: int, events: list[object]) -> None:
         """The records the table writes after a move: its tricks, hand end, next deal."""
         for event in events:
-            if isinstance(event, TrickTaken):
-                self.expected.append(
-                    TrickRecord(
-                        hand=hand_number,
-                        trick=event.trick,
-                        winner=event.winner,
-                        side=event.side,
-                        points=event.points,
-                    )
-                )
-            elif isinstance(event, HandEnded):
-                review = event.review
-                self.expected.append(
-                    HandEndRecord(
-                        hand=review.hand_number, result=review.result, marks=dict(self.match.marks)
-                    )
-                )
-            elif isinstance(event, HandStarted):
-                hand = self.match.hand
-                deal = {seat: list(hand.hands[seat]) for seat in SEATS}
-                self.expected.append(
-                    DealRecord(hand=event.hand_number, dealer=event.dealer, hands=deal)
-                )
+            record = event_record(event, self.match, hand_number)
+            if record is not None:
+                self.expected.append(record)
 
     # -- start-up ----------------------------------------------------------------------------
 
@@ -226,10 +205,7 @@ class _Replay:
         if self.startup_failed:
             raise self.fail("a deal after a bot failed to start")
         self.expect("seats that answered hello", list(SEATS), self.ready)
-        hand = self.match.hand
-        deal = {seat: list(hand.hands[seat]) for seat in SEATS}
-        expected = DealRecord(hand=1, dealer=hand.dealer, hands=deal)
-        self.expect("the first deal from the seed", expected, record)
+        self.expect("the first deal from the seed", deal_record(self.match.hand), record)
         self.started = True
         self.deals = 1
 
@@ -363,7 +339,7 @@ class _Replay:
         if record.forced:
             if self.forced_by is None:
                 raise self.fail("a forced move without a fault")
-            chosen: Action = legal[self.fault_stream.uniform(len(legal))]
+            chosen: Action = forced_action(self.fault_stream, legal)
             self.expect("the fault policy's seeded choice", chosen, record.action)
             self.forced_by = None
         else:

@@ -23,8 +23,9 @@ from referee.errors import (
     Rejection,
     reason_code,
 )
-from referee.match.connection import BotConnection, decode_bot_line, excerpt
+from referee.match.connection import BotConnection
 from referee.rules import AllTricksBid, Bid, DeclareTrump, Pass, Play, Tile
+from referee.wire.decode import decode_bot_line, excerpt
 from referee.wire.messages import ActionAnswer, Ready
 
 # -- decode_bot_line -------------------------------------------------------------------------

@@ -14,11 +14,11 @@ import trio
 from support.fakes import FakeBot, play_match, ready, settings
 
 from referee.errors import BadMessage
-from referee.match.connection import decode_bot_line
 from referee.record.records import BotReady, RejectedRecord
+from referee.spec.schema import protocol_schema
 from referee.terminal import NAME_PATTERN, hidden, name_problem
+from referee.wire.decode import decode_bot_line
 from referee.wire.messages import Ready
-from referee.wire.schema import protocol_schema
 
 WHY = "(names are shown in terminals: no control, format or line separator character)"
 

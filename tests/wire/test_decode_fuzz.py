@@ -19,12 +19,12 @@ from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 from support.fakes import FakeBot, any_act, misbehave, play_match, ready, replay, settings
 
-import referee.match.connection
+import referee.wire.decode
 from referee.bench import decode as bench
 from referee.errors import BadMessage, InvalidUtf8, Rejection, reason_code
-from referee.match.connection import decode_bot_line
 from referee.record.records import MoveRecord, RejectedRecord
 from referee.rules import SEATS
+from referee.wire.decode import decode_bot_line
 from referee.wire.messages import ActionAnswer, Ready
 
 #: The reported line: a deep value in an unknown field, before "type" (so it is skipped).
@@ -79,7 +79,7 @@ def test_memory_running_out_while_decoding_is_a_bad_message(
         def decode(self, line: bytes) -> Any:
             raise MemoryError
 
-    monkeypatch.setattr(referee.match.connection, "BOT_MESSAGE_DECODER", Exhausted())
+    monkeypatch.setattr(referee.wire.decode, "BOT_MESSAGE_DECODER", Exhausted())
     with pytest.raises(BadMessage, match=r"^too large to decode$"):
         decode_bot_line(b'{"type":"ready","name":"x"}')
 

@@ -9,9 +9,9 @@ import jsonschema
 import msgspec
 import pytest
 
+from referee.spec.schema import PROTOCOL_DIR, SCHEMA_FILES, protocol_schema, render
+from referee.spec.transcript import TRANSCRIPT, transcript, untimed
 from referee.wire.messages import BotMessage, RefereeMessage
-from referee.wire.schema import PROTOCOL_DIR, SCHEMA_FILES, protocol_schema, render
-from referee.wire.transcript import TRANSCRIPT, transcript, untimed
 
 
 @pytest.mark.parametrize("name", sorted(SCHEMA_FILES))

@@ -21,7 +21,7 @@ import trio
 from referee.match.runner import BUNDLED_BOTS, run_match, stderr_path
 from referee.rules.tiles import Seat
 from referee.settings import MatchSettings
-from referee.wire.schema import PROTOCOL_DIR
+from referee.spec.schema import PROTOCOL_DIR
 
 TRANSCRIPT: Final = PROTOCOL_DIR / "examples" / "transcript-seat-A.txt"
 _BOT: Final = PROTOCOL_DIR / "examples" / "transcript_bot.py"

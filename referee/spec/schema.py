@@ -7,15 +7,15 @@ are written by ``referee schema``; a test fails when either is stale.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any, Final
 
 import msgspec
 
+from referee import bundled
 from referee.record.records import LOG_VERSION, GameRecord, LogRecord
 from referee.wire.messages import PROTOCOL_VERSION, BotMessage, RefereeMessage
 
-PROTOCOL_DIR: Final = Path(__file__).resolve().parents[2] / "protocol"
+PROTOCOL_DIR: Final = bundled.PROTOCOL
 _DRAFT: Final = "https://json-schema.org/draft/2020-12/schema"
 
 
