@@ -9,8 +9,8 @@ structs: ``msgspec.json.encode(report)`` is its JSON), whose checks of whole mat
 by seat what failed (``SeatCheck``). ``report_lines(report)`` renders it as text.
 """
 
-from referee.checkbot.checks import EXIT_LIMIT, check_bot, check_bot_async
-from referee.checkbot.report import (
+from referee.checkbot.checks import check_bot, check_bot_async
+from referee.checkbot.results import (
     CHECKS,
     Check,
     CheckReport,
@@ -21,6 +21,7 @@ from referee.checkbot.report import (
     report_table,
     summary_lines,
 )
+from referee.checkbot.steps import EXIT_LIMIT
 
 __all__ = [
     "CHECKS",

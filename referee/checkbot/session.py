@@ -84,10 +84,6 @@ class Answer:
     line: bytes = b""
     seconds: float = 0.0
 
-    @property
-    def said(self) -> str:
-        return cut(self.line)
-
 
 class Session:
     """A started bot, its connection and the findings its lines add to."""

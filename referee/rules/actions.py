@@ -97,7 +97,6 @@ class Play(_Action, frozen=True, tag="play"):
 
 
 Action = Pass | Bid | AllTricksBid | DeclareTrump | Play
-ACTION_TYPES: Final = (Pass, Bid, AllTricksBid, DeclareTrump, Play)
 
 PASS: Final = Pass()
 POINT_BIDS: Final[dict[int, Bid]] = {p: Bid(p) for p in range(MIN_POINT_BID, MAX_POINT_BID + 1)}

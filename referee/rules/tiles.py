@@ -84,8 +84,3 @@ def tile(text: str) -> Tile:
         raise ValueError(f"not a double-six tile: {text!r}")
     lo, hi = sorted(digits)
     return Tile(lo, hi)
-
-
-def sorted_tiles(tiles: list[Tile] | tuple[Tile, ...]) -> list[Tile]:
-    """Tiles in the fixed display order used for captured piles."""
-    return sorted(tiles)

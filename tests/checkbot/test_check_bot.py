@@ -13,6 +13,8 @@ import pytest
 
 from referee.checkbot import CHECKS, CheckReport, check_bot, report_lines, summary_lines
 from referee.checkbot import script as scripts
+from referee.checkbot.conversations import CONVERSATIONS
+from referee.checkbot.results import SPECS
 from referee.match.runner import BUNDLED_BOTS
 from referee.rules import SEATS, HandEnded, Play
 from referee.settings import MatchLimits, MatchSettings
@@ -132,6 +134,14 @@ def test_the_report_is_json() -> None:
 
 
 # -- the scripted states are real, and the messages valid -----------------------------------
+
+
+def test_every_check_that_runs_has_its_spec() -> None:
+    """Each check ``check_bot`` gives a verdict for has a title and a fix, and no spec is left
+    without a check (a missing one would fail only when a report is built)."""
+    runs = {"startup", *CONVERSATIONS, "matches", "single_line", "flush", "move_time", "stdout"}
+    assert set(SPECS) == runs | {"match"}
+    assert len(SPECS) == len(CHECKS)  # no name twice
 
 
 def test_scripted_states_reach_the_phase_each_check_names() -> None:

@@ -12,8 +12,9 @@ import msgspec
 import trio
 
 from referee.checkbot import CheckReport, check_bot, report_lines
-from referee.checkbot.checks import Context, converse, seat_matches
+from referee.checkbot.matches import seat_matches
 from referee.checkbot.session import Findings
+from referee.checkbot.steps import Context, converse
 from referee.rules import SEATS
 from referee.sandbox.policy import plan
 from referee.settings import MatchLimits, SandboxSettings

@@ -1,4 +1,5 @@
-"""check-bot's report: one entry per check, the bot's timings, and how to print them."""
+"""check-bot's results: every check it runs (what it asks, the fix when a bot falls short),
+the report of one bot (a result per check, the bot's timings) and that report as text."""
 
 from __future__ import annotations
 
