@@ -1,0 +1,46 @@
+"""The match's clock: the start-up limit, the move timeout and each seat's time bank.
+
+One deadline covers a whole decision (a refused answer does not stop the clock): the move
+timeout plus what is left of the seat's bank, which only the overrun past the move timeout
+is taken from.
+"""
+
+from __future__ import annotations
+
+import trio
+
+from referee.match.seat import SeatState
+from referee.record.records import Timing
+from referee.settings import MatchLimits
+
+
+class Clock:
+    """The limits of time a match is played under (read from its settings once)."""
+
+    __slots__ = ("move_timeout", "startup_timeout", "time_bank")
+
+    def __init__(self, limits: MatchLimits) -> None:
+        self.move_timeout = limits.move_timeout
+        self.startup_timeout = limits.startup_timeout
+        #: Each seat's bank at the start of the match.
+        self.time_bank = limits.time_bank
+
+    def startup_deadline(self, started: float) -> float:
+        """When a bot greeted at ``started`` must have said ``ready``."""
+        return started + self.startup_timeout
+
+    def deadline(self, seat: SeatState, started: float) -> float:
+        """When the seat's decision begun at ``started`` must have been answered."""
+        return started + self.move_timeout + seat.bank
+
+    def debit(self, seat: SeatState, started: float) -> Timing:
+        """Stop the seat's clock: its bank pays for the overrun; the decision's timing."""
+        elapsed = trio.current_time() - started
+        overrun = max(0.0, elapsed - self.move_timeout)
+        seat.bank = max(0.0, seat.bank - overrun)
+        return Timing(latency_ms=elapsed * 1000, bank_ms=seat.bank * 1000)
+
+
+def time_left_ms(deadline: float) -> int:
+    """Whole milliseconds until ``deadline``, as an ``act`` tells them (never negative)."""
+    return max(0, int((deadline - trio.current_time()) * 1000))

@@ -1,0 +1,52 @@
+"""The fault policy at the table: what a bot's fault costs, and the action played for it.
+
+The rules of the policy (strikes, the fault stream, the forced choice) are
+``referee.settings``'s, shared with verify; this applies them to a seat.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Literal
+
+from referee.errors import BotCrashed, BotFault, BotNotReading
+from referee.match.seat import SeatState
+from referee.rules.actions import Action
+from referee.rules.tiles import Seat
+from referee.settings import MatchSettings, fault_stream, forced_action, penalty
+
+#: How the runner explains a bot's going away: ``(seat, fault) -> the fault to charge``.
+Explain = Callable[[Seat, BotFault], Awaitable[BotFault]]
+
+
+def gone(fault: BotFault) -> bool:
+    """Did the bot go away (crashed, stopped reading)? It cannot answer again, and the runner
+    may know precisely why (a sandbox bound, its exit status)."""
+    return isinstance(fault, BotCrashed | BotNotReading)
+
+
+async def explained(explain: Explain | None, seat: Seat, fault: BotFault) -> BotFault:
+    """A bot that went away (crashed, stopped reading) is charged precisely."""
+    if explain is None or not gone(fault):
+        return fault
+    return await explain(seat, fault)
+
+
+class FaultPolicy:
+    """The match's ``on_fault`` policy, its strikes and its seeded stream of forced actions."""
+
+    __slots__ = ("_stream", "max_strikes", "on_fault")
+
+    def __init__(self, settings: MatchSettings) -> None:
+        self.on_fault = settings.on_fault
+        self.max_strikes = settings.max_strikes
+        self._stream = fault_stream(settings.seed)
+
+    def penalty(self, seat: SeatState) -> Literal["forfeit", "random"]:
+        """What the seat's fault costs; a strike is counted against it under ``random``."""
+        cost, seat.strikes = penalty(self.on_fault, seat.strikes, self.max_strikes)
+        return cost
+
+    def forced(self, legal: list[Action]) -> Action:
+        """The action played for a faulted seat that does not forfeit."""
+        return forced_action(self._stream, legal)
