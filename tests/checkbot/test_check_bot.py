@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import shlex
 import shutil
-import sys
 import time
-from pathlib import Path
 
 import msgspec
 import pytest
+from support.bot_commands import HEURISTIC_BOT, RANDOM_BOT, python
+from support.processes import BOTS
 
 from referee.checkbot import CHECKS, CheckReport, check_bot, report_lines, summary_lines
 from referee.checkbot import script as scripts
@@ -21,12 +21,7 @@ from referee.settings import MatchLimits, MatchSettings
 from referee.stats import percentile
 from referee.wire.messages import RefereeMessage, encode_line
 
-BOTS = Path(__file__).resolve().parents[1] / "bots"
 NAMES = [spec.name for spec in CHECKS]
-
-
-def python(path: Path, *args: str) -> str:
-    return shlex.join([sys.executable, str(path), *args])
 
 
 def statuses(report: CheckReport, status: str) -> set[str]:
@@ -41,8 +36,8 @@ def timed(command: str, **options: object) -> CheckReport:
 
 
 EXAMPLES = [
-    pytest.param(python(BUNDLED_BOTS / "random_bot.py"), id="random_bot.py"),
-    pytest.param(python(BUNDLED_BOTS / "heuristic_bot.py"), id="heuristic_bot.py"),
+    pytest.param(RANDOM_BOT, id="random_bot.py"),
+    pytest.param(HEURISTIC_BOT, id="heuristic_bot.py"),
     pytest.param(
         shlex.join(["node", str(BUNDLED_BOTS / "random_bot.js")]),
         id="random_bot.js",
@@ -122,7 +117,7 @@ def test_what_a_failed_check_says() -> None:
 
 
 def test_the_report_is_json() -> None:
-    report = check_bot(python(BUNDLED_BOTS / "random_bot.py"), match=False)
+    report = check_bot(RANDOM_BOT, match=False)
     again = msgspec.json.decode(msgspec.json.encode(report), type=CheckReport)
     assert again == report
     # --no-match: no whole match (nor the two a "many" bot plays), and no failure

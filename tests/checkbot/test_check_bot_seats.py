@@ -4,12 +4,12 @@ seat by seat, what failed."""
 
 from __future__ import annotations
 
-import shlex
-import sys
 from pathlib import Path
 
 import msgspec
 import trio
+from support.bot_commands import python
+from support.processes import BOTS
 
 from referee.checkbot import CheckReport, check_bot, report_lines
 from referee.checkbot.matches import seat_matches
@@ -18,12 +18,6 @@ from referee.checkbot.steps import Context, converse
 from referee.rules import SEATS
 from referee.sandbox.policy import plan
 from referee.settings import MatchLimits, SandboxSettings
-
-BOTS = Path(__file__).resolve().parents[1] / "bots"
-
-
-def python(path: Path, *args: str) -> str:
-    return shlex.join([sys.executable, str(path), *args])
 
 
 def by_seat(report: CheckReport, name: str) -> dict[str, str]:

@@ -4,18 +4,16 @@ from __future__ import annotations
 
 import io
 import json
-import shlex
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from support.bot_commands import HEURISTIC_BOT, RANDOM_BOT, python
+from support.kit import clean_match, first_legal_action
 
 from referee.bot import Decision, HandOver, MatchOver, run
-from referee.match.runner import BUNDLED_BOTS, run_match, seat_commands
+from referee.match.runner import BUNDLED_BOTS
 from referee.rules import Action, Bid, Pass, Play, Tile
-from referee.rules.tiles import SEATS
-from referee.settings import MatchSettings
 
 HELLO = {
     "type": "hello",
@@ -64,10 +62,6 @@ def play(strategy: Any, messages: list[Any], **hooks: Any) -> tuple[list[dict[st
     return [json.loads(line) for line in out.getvalue().splitlines()], err.getvalue()
 
 
-def first(decision: Decision) -> Action:
-    return decision.legal_actions[0]
-
-
 def test_hello_is_answered_with_ready_and_acts_with_their_id() -> None:
     answers, err = play(lambda d: Bid(31), [HELLO, act(4)])
     assert answers == [
@@ -111,13 +105,13 @@ def test_unknown_fields_messages_and_lines_are_ignored() -> None:
         "[1, 2]\n",
         act(7, view=view, extra_field=True),
     ]
-    answers, _ = play(first, messages)
+    answers, _ = play(first_legal_action, messages)
     assert answers[-1] == {"type": "action", "id": 7, "action": {"type": "pass"}}
 
 
 def test_legal_actions_are_echoed_verbatim() -> None:
     legal = [{"type": "pass", "future": 1}, {"type": "bid", "points": 30}]
-    answers, _ = play(first, [HELLO, act(3, legal_actions=legal)])
+    answers, _ = play(first_legal_action, [HELLO, act(3, legal_actions=legal)])
     assert answers[-1]["action"] == {"type": "pass", "future": 1}
 
 
@@ -178,7 +172,7 @@ def test_hooks_get_typed_hand_and_match_ends_and_the_loop_stops() -> None:
         "later": "ignored",
     }
     answers, _ = play(
-        first,
+        first_legal_action,
         [HELLO, hand_end, match_end, act(9)],  # nothing is read after match_end
         on_hand_end=got.append,
         on_match_end=got.append,
@@ -194,17 +188,17 @@ def test_a_failing_hook_is_logged() -> None:
         raise ValueError("hook broke")
 
     match_end = {"type": "match_end", "events": [], "winner": None, "marks": {"AC": 0, "BD": 0}}
-    _, err = play(first, [HELLO, match_end], on_match_end=hook)
+    _, err = play(first_legal_action, [HELLO, match_end], on_match_end=hook)
     assert "hook broke" in err
 
 
 def test_eof_ends_the_loop() -> None:
-    answers, _ = play(first, [HELLO])
+    answers, _ = play(first_legal_action, [HELLO])
     assert answers == [{"type": "ready", "name": "test", "matches": "many"}]
 
 
 def test_a_malformed_act_still_gets_an_answer() -> None:
-    answers, err = play(first, [HELLO, act(6, view={"seat": "Z"})])
+    answers, err = play(first_legal_action, [HELLO, act(6, view={"seat": "Z"})])
     assert answers[-1] == {"type": "action", "id": 6, "action": {"type": "pass"}}
     assert "could not handle" in err
 
@@ -220,30 +214,16 @@ def test_the_same_seed_gives_the_same_random_choices() -> None:
 
 # -- real matches through the referee --------------------------------------------------------
 
-KIT_RANDOM = shlex.join([sys.executable, str(BUNDLED_BOTS / "kit_random_bot.py")])
-RANDOM = shlex.join([sys.executable, str(BUNDLED_BOTS / "random_bot.py")])
-HEURISTIC = shlex.join([sys.executable, str(BUNDLED_BOTS / "heuristic_bot.py")])
-
-
-async def _match(tmp_path: Path, first: str, second: str, seed: int) -> tuple[object, str]:
-    settings = MatchSettings(seed=seed, move_timeout=5.0)
-    log = tmp_path / f"m{seed}.jsonl"
-    outcome = await run_match(settings, seat_commands([first, second]), log)
-    assert outcome.end == "marks", outcome.detail
-    assert all(outcome.faults[seat] == {} for seat in SEATS), outcome.faults
-    for seat in SEATS:  # no rejection, no strategy failure, no decoding trouble
-        stderr = Path(f"{log}.{seat}.stderr")
-        assert not stderr.exists() or stderr.read_text() == "", stderr.read_text()
-    return outcome.winner, outcome.game_digest
+KIT_RANDOM = python(BUNDLED_BOTS / "kit_random_bot.py")
 
 
 async def test_the_kit_random_bot_plays_clean_reproducible_matches(tmp_path: Path) -> None:
-    first = await _match(tmp_path, KIT_RANDOM, RANDOM, 21)
-    second = await _match(tmp_path, KIT_RANDOM, RANDOM, 21)
+    first = await clean_match(tmp_path, KIT_RANDOM, RANDOM_BOT, 21, quiet=True)
+    second = await clean_match(tmp_path, KIT_RANDOM, RANDOM_BOT, 21, quiet=True)
     assert first == second
 
 
 @pytest.mark.parametrize("seed", [4, 5])
 async def test_the_kit_heuristic_bot_beats_the_kit_random_bot(tmp_path: Path, seed: int) -> None:
-    winner, _ = await _match(tmp_path, HEURISTIC, KIT_RANDOM, seed)
+    winner, _ = await clean_match(tmp_path, HEURISTIC_BOT, KIT_RANDOM, seed, quiet=True)
     assert winner == "AC"

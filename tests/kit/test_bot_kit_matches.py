@@ -7,20 +7,16 @@ import io
 import json
 from typing import Any
 
-import msgspec
+from support.kit import first_legal_action, message_line
 
 from referee.bot import Bot, Decision, run
 from referee.rules import Action, HandStarted, Match, Seat
 from referee.rules.views import Move
 
 
-def _line(message: Any) -> str:
-    return json.dumps(msgspec.to_builtins(message)) + "\n"
-
-
 def hello(seat: Seat, seed: int) -> str:
     partnership = "AC" if seat in "AC" else "BD"
-    return _line(
+    return message_line(
         {
             "type": "hello",
             "protocol": 1,
@@ -34,7 +30,7 @@ def hello(seat: Seat, seed: int) -> str:
 
 def match_end(reason: str = "marks") -> str:
     marks = {"AC": 7, "BD": 2}
-    return _line(
+    return message_line(
         {
             "type": "match_end",
             "events": [],
@@ -69,7 +65,7 @@ def opening(seed: int, moves: int, *, announced: bool) -> tuple[Seat, str, list[
         "legal_actions": match.legal_actions(),
         "time_ms": 1000,
     }
-    return seat, _line(act), played
+    return seat, message_line(act), played
 
 
 def recording(decisions: list[Decision]) -> Any:
@@ -81,15 +77,11 @@ def recording(decisions: list[Decision]) -> Any:
     return strategy
 
 
-def first(decision: Decision) -> Action:
-    return decision.legal_actions[0]
-
-
 def test_ready_says_many_by_default_and_one_when_asked() -> None:
     out = io.StringIO()
-    run(first, name="t", stdin=[hello("A", 1)], stdout=out)
+    run(first_legal_action, name="t", stdin=[hello("A", 1)], stdout=out)
     assert json.loads(out.getvalue()) == {"type": "ready", "name": "t", "matches": "many"}
-    answer = Bot(first, "t", matches="one").handle(hello("A", 1))
+    answer = Bot(first_legal_action, "t", matches="one").handle(hello("A", 1))
     assert answer is not None
     assert json.loads(answer) == {"type": "ready", "name": "t", "matches": "one"}
 
@@ -99,7 +91,7 @@ def test_a_many_bot_reads_on_after_match_end_and_returns_at_eof() -> None:
     seat_2, act_2, _ = opening(2, 1, announced=True)
     lines = [hello(seat_1, 5), act_1, match_end(), hello(seat_2, 6), act_2, match_end()]
     out = io.StringIO()
-    run(first, stdin=iter(lines), stdout=out)
+    run(first_legal_action, stdin=iter(lines), stdout=out)
     answers = [json.loads(line)["type"] for line in out.getvalue().splitlines()]
     assert answers == ["ready", "action", "ready", "action"]
 
@@ -108,7 +100,7 @@ def test_a_one_bot_stops_at_match_end() -> None:
     seat, act, _ = opening(1, 2, announced=True)
     out = io.StringIO()
     lines = [hello(seat, 5), match_end(), hello(seat, 6), act]  # nothing read after match_end
-    run(first, matches="one", stdin=iter(lines), stdout=out)
+    run(first_legal_action, matches="one", stdin=iter(lines), stdout=out)
     assert [json.loads(line)["type"] for line in out.getvalue().splitlines()] == ["ready"]
 
 
@@ -118,7 +110,9 @@ def test_nothing_of_the_earlier_match_is_seen_after_the_next_hello() -> None:
     # was, so only the kit's reset at hello keeps the old match's bids out of what it saw.
     seat_2, act_2, moves_2 = opening(4, 1, announced=False)
     assert seat_2 != seat_1
-    rejected = _line({"type": "rejected", "id": 1, "reason": "illegal_action", "detail": "x"})
+    rejected = message_line(
+        {"type": "rejected", "id": 1, "reason": "illegal_action", "detail": "x"}
+    )
     decisions: list[Decision] = []
     bot = Bot(recording(decisions), log=io.StringIO())
     for line in (hello(seat_1, 7), act_1, rejected, match_end("forfeit")):

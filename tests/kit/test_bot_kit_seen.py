@@ -17,16 +17,13 @@ import msgspec
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.kit import message_line
 
 from referee.bot import Bot, Decision, HistoryMismatch, Seen
 from referee.rules import Action, HandStarted, Match, Tile
 from referee.rules.events import HandEnded, MatchEnded
 from referee.rules.suits import CALLED, FOLLOWERS
 from referee.rules.tiles import SEATS, TILES, Seat
-
-
-def _line(message: dict[str, Any]) -> str:
-    return json.dumps(message) + "\n"
 
 
 def _noisy(value: Any, rng: random.Random) -> Any:
@@ -158,7 +155,7 @@ def play_in_process(seed: int, noise: bool, max_hands: int = 3, announce_first: 
             "seed": seed + index,
             "limits": {},
         }
-        assert bots[seat].handle(_line(hello)) is not None
+        assert bots[seat].handle(message_line(hello)) is not None
 
     def events_of(seat: Seat) -> list[Any]:
         events = [msgspec.to_builtins(e) for e in pending[seat]]
@@ -185,7 +182,7 @@ def play_in_process(seed: int, noise: bool, max_hands: int = 3, announce_first: 
                 **_noisy({k: v for k, v in message.items() if k != "legal_actions"}, noise_rng),
                 "legal_actions": message["legal_actions"],
             }
-        answer = bots[seat].handle(_line(message))
+        answer = bots[seat].handle(message_line(message))
         assert not failures, failures
         assert answer is not None
         reply = json.loads(answer)
@@ -200,7 +197,7 @@ def play_in_process(seed: int, noise: bool, max_hands: int = 3, announce_first: 
                         "review": msgspec.to_builtins(event.review),
                         "marks": dict(match.marks),
                     }
-                    assert bots[s].handle(_line(hand_end)) is None
+                    assert bots[s].handle(message_line(hand_end)) is None
             elif type(event) is not MatchEnded:
                 for s in SEATS:
                     pending[s].append(event)

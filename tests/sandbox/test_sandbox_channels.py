@@ -13,7 +13,9 @@ from pathlib import Path
 
 import msgspec
 import pytest
-from test_sandbox_attacks import attack
+from support.bot_commands import RANDOM_BOT
+from support.processes import BOTS, referee
+from support.sandboxed import attack
 
 from referee.match.runner import run_match, stderr_path
 from referee.record.log import read_log
@@ -22,10 +24,6 @@ from referee.rules.tiles import TILES
 from referee.sandbox.layers import available
 from referee.sandbox.policy import plan
 from referee.settings import MatchSettings, SandboxSettings
-
-ROOT = Path(__file__).resolve().parents[2]
-BOTS = Path(__file__).resolve().parents[1] / "bots"
-RANDOM_BOT = ROOT / "example_bots" / "random_bot.py"
 
 
 def _mask(tiles: list[object]) -> int:
@@ -36,7 +34,7 @@ async def partners(
     tmp_path: Path, mode: str, bot: str, without_namespaces: bool = False
 ) -> tuple[str, int, list[str]]:
     """One hand with ``bot`` sending from B to D: D's report, B's true hand, D's layers."""
-    commands = {seat: shlex.join([sys.executable, str(RANDOM_BOT)]) for seat in "AC"}
+    commands = {seat: RANDOM_BOT for seat in "AC"}
     for seat, role in (("B", "send"), ("D", "receive")):
         commands[seat] = shlex.join([sys.executable, str(BOTS / bot), "--role", role])
     settings = MatchSettings(seed=11, max_hands=1, move_timeout=3.0)
@@ -90,10 +88,8 @@ def test_the_second_leg_cannot_read_the_first_legs_kept_processes(
 ) -> None:
     # A warm pool keeps the first leg's processes, stopped, with their threads' nice values:
     # with the sandbox off the second leg reads its opponents' hands there before it bids.
-    from support.processes import referee
-
     channel = shlex.join([sys.executable, str(BOTS / "sched_channel_bot.py"), "--role", "both"])
-    opponent = shlex.join([sys.executable, str(RANDOM_BOT)])
+    opponent = RANDOM_BOT
     run = referee(
         "tournament", "--bot", f"chan={channel}", "--bot", f"rand={opponent}", "--seeds", "1",
         "--jobs", "1", "--max-hands", "1", "--move-timeout", "3", "--sandbox", mode,
@@ -127,7 +123,7 @@ def test_the_second_leg_cannot_read_the_first_legs_kept_processes(
 
 async def _hand_passed(tmp_path: Path, mode: str, bot: list[str]) -> tuple[str, str, int, int]:
     """One hand with ``bot`` in A and C: their reports, and their true hands."""
-    commands = {seat: shlex.join([sys.executable, str(RANDOM_BOT)]) for seat in "BD"}
+    commands = {seat: RANDOM_BOT for seat in "BD"}
     commands["A"] = commands["C"] = shlex.join([sys.executable, *bot])
     settings = MatchSettings(seed=12, max_hands=1, move_timeout=5.0)
     log = tmp_path / "logs" / "match.jsonl"

@@ -10,18 +10,26 @@ import sys
 from pathlib import Path
 
 import pytest
+from support.bot_commands import RANDOM_BOT
 from support.processes import referee
 
 from referee.sandbox.layers import available
 
 ROOT = Path(__file__).resolve().parents[2]
-RANDOM = shlex.join([sys.executable, str(ROOT / "example_bots" / "random_bot.py")])
 
 
 def test_a_match_says_what_its_bots_run_under(tmp_path: Path) -> None:
     log = tmp_path / "logs" / "m.jsonl"
     run = referee(
-        "match", RANDOM, RANDOM, "--log", str(log), "--max-hands", "1", "--json", cwd=tmp_path
+        "match",
+        RANDOM_BOT,
+        RANDOM_BOT,
+        "--log",
+        str(log),
+        "--max-hands",
+        "1",
+        "--json",
+        cwd=tmp_path,
     )
     assert run.returncode == 0, run.stderr
     first = run.stderr.splitlines()[0]
@@ -39,8 +47,8 @@ def test_off_says_so(tmp_path: Path) -> None:
     log = tmp_path / "m.jsonl"
     run = referee(
         "match",
-        RANDOM,
-        RANDOM,
+        RANDOM_BOT,
+        RANDOM_BOT,
         "--log",
         str(log),
         "--max-hands",
@@ -63,7 +71,9 @@ def test_strict_refuses_a_seat_that_would_stay_root(tmp_path: Path) -> None:
         ["/usr/bin/python3" if Path("/usr/bin/python3").exists() else sys.executable, str(bot)]
     )
     log = tmp_path / "logs" / "m.jsonl"
-    run = referee("match", command, RANDOM, "--log", str(log), "--sandbox", "strict", cwd=tmp_path)
+    run = referee(
+        "match", command, RANDOM_BOT, "--log", str(log), "--sandbox", "strict", cwd=tmp_path
+    )
     assert run.returncode == 2, run.stderr
     assert run.stderr.count("\n") == 1 and "Traceback" not in run.stderr
     assert run.stderr.startswith("referee: --sandbox strict: seat ")
@@ -108,7 +118,7 @@ def test_a_bot_that_names_the_folder_of_the_logs_does_not_start(tmp_path: Path, 
     # written, every hand. Refused before any bot starts, in one line that says the fix.
     (tmp_path / "bot.py").write_text((ROOT / "example_bots" / "random_bot.py").read_text())
     bot = shlex.join([sys.executable, "bot.py", "."])
-    run = referee("match", bot, RANDOM, "--max-hands", "1", "--sandbox", mode, cwd=tmp_path)
+    run = referee("match", bot, RANDOM_BOT, "--max-hands", "1", "--sandbox", mode, cwd=tmp_path)
     if run.returncode == 0 and "uid" in run.stderr.splitlines()[0].split(";")[0]:
         pytest.skip("the seats got their own uid: permissions close the logs to them")
     assert run.returncode == 2, run.stderr

@@ -14,14 +14,13 @@ import time
 from pathlib import Path
 
 import pytest
-from support.processes import with_marker
+from support.bot_commands import RANDOM_BOT
+from support.processes import BOTS, with_marker
 
 from referee.sandbox.layers import available
 from referee.tournament.results import read_results
 
 ROOT = Path(__file__).resolve().parents[2]
-BOTS = Path(__file__).resolve().parents[1] / "bots"
-RANDOM = shlex.join([sys.executable, str(ROOT / "example_bots" / "random_bot.py")])
 
 pytestmark = pytest.mark.skipif(available()["landlock"] is not None, reason="no Landlock")
 
@@ -44,7 +43,7 @@ def test_an_entrant_cannot_read_the_results(tmp_path: Path) -> None:
     results = tmp_path / "out" / "results.jsonl"
     attacker = shlex.join([sys.executable, str(BOTS / "attacker_bot.py"), "--attack", "read-file"])
     run = _tournament(
-        tmp_path, "--bot", f"evil={attacker}", "--bot", f"random={RANDOM}",
+        tmp_path, "--bot", f"evil={attacker}", "--bot", f"random={RANDOM_BOT}",
         "--seeds", "1", "--jobs", "1", "--max-hands", "1", "--results", str(results),
         "--sandbox-env", "ATTACK_TARGET",
         env={"ATTACK_TARGET": str(results)},
@@ -66,7 +65,7 @@ def test_bots_that_could_read_the_logs_are_refused(tmp_path: Path, mode: str) ->
     bot = tmp_path / "bot.py"
     bot.write_text((ROOT / "example_bots" / "random_bot.py").read_text())
     command = shlex.join([sys.executable, str(bot)])
-    args = ["--bot", f"a={command}", "--bot", f"b={RANDOM}", "--seeds", "1"]
+    args = ["--bot", f"a={command}", "--bot", f"b={RANDOM_BOT}", "--seeds", "1"]
     args += ["--results", str(tmp_path / "results.jsonl"), "--sandbox", mode]
     run = _tournament(tmp_path, *args)
     if "uid" in run.stderr.split("\n")[0] and run.returncode == 0:

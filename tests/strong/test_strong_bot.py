@@ -3,17 +3,16 @@ reproducible for a seed (``replay --rerun``), and its bidding model is a working
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
-from referee.match.runner import run_match
+from support.bot_commands import HEURISTIC_BOT, python
+
+from referee.match.runner import BUNDLED_BOTS, run_match
 from referee.rules.tiles import TILES
 from referee.settings import MatchSettings
 from referee.strong.bidding import BIDS, CANDIDATE_TRUMPS, BiddingModel
 
-ROOT = Path(__file__).resolve().parents[2]
-STRONG = f"{sys.executable} {ROOT / 'example_bots' / 'strong_bot.py'}"
-HEURISTIC = f"{sys.executable} {ROOT / 'example_bots' / 'heuristic_bot.py'}"
+STRONG = python(BUNDLED_BOTS / "strong_bot.py")
 
 
 def test_the_shipped_model_gives_chances_that_fall_as_bids_rise() -> None:
@@ -32,9 +31,9 @@ async def test_the_strong_bot_plays_a_match_without_a_fault_and_reproducibly(
     seed gives the same game."""
     commands = {
         "A": STRONG + " --budget-ms 5000",
-        "B": HEURISTIC,
+        "B": HEURISTIC_BOT,
         "C": STRONG + " --budget-ms 5000",
-        "D": HEURISTIC,
+        "D": HEURISTIC_BOT,
     }
     settings = MatchSettings(seed=21, move_timeout=10.0, max_hands=3)
     first = await run_match(settings, commands, tmp_path / "one.jsonl")  # type: ignore[arg-type]
