@@ -32,6 +32,7 @@ from referee.match.process import BotProcess, exit_status
 from referee.sandbox.policy import SandboxPlan
 from referee.sandbox.seats import MatchJails
 from referee.settings import MatchSettings
+from referee.wire.answers import awaiting_action, judge
 from referee.wire.decode import decode_bot_line
 from referee.wire.messages import ActionAnswer, BotMessage, Ready
 
@@ -145,7 +146,9 @@ class Session:
         act_id: int | None = None,
     ) -> Answer:
         """As the referee does, an answer to an earlier act than ``act_id`` is ignored and the
-        wait goes on; if nothing else comes, that stale answer is what the bot did."""
+        wait goes on (``answers.judge`` calls it stale); if nothing else comes, that stale
+        answer is what the bot did. Any other answer is the bot's, for the check to judge."""
+        awaited = None if act_id is None else awaiting_action(act_id)
         deadline = started + limit + GRACE
         stale: Answer | None = None
         while True:
@@ -164,7 +167,7 @@ class Session:
             if answer is None:
                 continue
             message = answer.message
-            if act_id is not None and type(message) is ActionAnswer and message.id < act_id:
+            if awaited is not None and message is not None and judge(awaited, message) == "stale":
                 self.findings.ignored.append(f"{what}: {answer.text} (ignored)")
                 stale = stale or answer
                 continue
