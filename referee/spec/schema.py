@@ -1,7 +1,8 @@
 """JSON Schemas generated from the message and record types, for tools in other languages.
 
 ``protocol/schema.json`` (the wire protocol) and ``protocol/log.schema.json`` (the replay log)
-are written by ``referee schema``; a test fails when either is stale.
+are written by ``referee schema``; a test fails when either is stale. ``PROTOCOL_DIR`` is the
+package's folder of them: the clone's ``protocol/``, or the copies an installed package ships.
 """
 
 from __future__ import annotations

@@ -23,7 +23,9 @@ from referee.rules.tiles import Seat
 from referee.settings import MatchSettings
 from referee.spec.schema import PROTOCOL_DIR
 
-TRANSCRIPT: Final = PROTOCOL_DIR / "examples" / "transcript-seat-A.txt"
+#: The transcript's place in the protocol's folder.
+TRANSCRIPT_FILE: Final = "examples/transcript-seat-A.txt"
+TRANSCRIPT: Final = PROTOCOL_DIR / TRANSCRIPT_FILE
 _BOT: Final = PROTOCOL_DIR / "examples" / "transcript_bot.py"
 _SEED: Final = 20261204
 
