@@ -7,9 +7,10 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from referee.pages.page import embedded_json, page
-from referee.pages.steps import PERSPECTIVES, Perspective, build
+from referee.pages.steps import build
 from referee.record.log import LogFile
 from referee.record.verify import verify
+from referee.record.visibility import PERSPECTIVES, Perspective
 
 
 def match_page(log: LogFile, perspectives: Iterable[Perspective] = PERSPECTIVES) -> str:

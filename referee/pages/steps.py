@@ -19,7 +19,7 @@ thinks longer with more choices tells how many it had), which only the ``all`` d
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Final, Literal
+from typing import Literal
 
 import msgspec
 
@@ -35,13 +35,19 @@ from referee.record.records import (
     RejectedRecord,
 )
 from referee.record.verify import Verified
+from referee.record.visibility import (
+    PERSPECTIVES,
+    Perspective,
+    may_time,
+    reads_in_full,
+    sees_everything,
+    tiles_in_hand,
+)
+from referee.record.walk import LogWalk, Moment
 from referee.rules import DeclareTrump, Hand, HandEnded, Match, Play, TrickTaken
 from referee.rules.contract import side_name
 from referee.rules.tiles import SEATS, Partnership, Seat, Tile
 from referee.stats import percentile
-
-Perspective = Literal["all", "public", "A", "B", "C", "D"]
-PERSPECTIVES: Final[tuple[Perspective, ...]] = ("all", "public", "A", "B", "C", "D")
 
 
 def code(tile: Tile) -> int:
@@ -145,7 +151,7 @@ def build(
 
 
 class _Builder:
-    """Replays the log's moves through ``Match`` and takes a step after each."""
+    """Walks the log (``LogWalk``) and takes a step after each move."""
 
     def __init__(
         self, log: LogFile, verified: Verified, perspectives: tuple[Perspective, ...]
@@ -153,7 +159,8 @@ class _Builder:
         self.log = log
         self.verified = verified
         self.perspectives = perspectives
-        self.match = Match(log.header.seed)
+        self.walk = LogWalk(log.records)
+        self.match = self.walk.match
         self.steps: list[Step] = []
         self.piles: dict[int, list[Pile]] = {}
         self.notes: list[Note] = []
@@ -168,7 +175,8 @@ class _Builder:
         names = {seat: "" for seat in SEATS}
         times: dict[Seat, list[float]] = {seat: [] for seat in SEATS}
         end: MatchEndRecord | None = None
-        for record in self.log.records:
+        for at in self.walk:
+            record = at.record
             if isinstance(record, DealRecord):
                 self.dealt = self.match.hand
                 self.trick, self.bids = [], []
@@ -193,11 +201,11 @@ class _Builder:
                     ms = None
                 if ms is not None and not record.forced:
                     times[record.seat].append(ms)
-                self._move(record, ms)
+                self._move(at, record, ms)
             elif isinstance(record, MatchEndRecord):
                 end = record
         assert end is not None, "build() takes a verified log, which ends with match_end"
-        everything = "all" in self.perspectives
+        everything = sees_everything(self.perspectives)
         end_text = render.end_text(end, everything)
         self._step("end", f"match over: {end_text}", hand=self.dealt)
         return MatchSteps(
@@ -222,16 +230,14 @@ class _Builder:
         )
 
     def _may_time(self, seat: Seat) -> bool:
-        """How long a seat took is for ``all`` and for that seat alone: a bot that thinks
-        longer with more choices would tell how many tiles it could play."""
-        return "all" in self.perspectives or seat in self.perspectives
+        return may_time(self.perspectives, seat)
 
-    def _move(self, record: MoveRecord, ms: float | None) -> None:
+    def _move(self, at: Moment, record: MoveRecord, ms: float | None) -> None:
         action = record.action
-        hand = self.match.hand
+        hand = at.hand
         if isinstance(action, Play) and len(self.trick) == 4:
             self.trick = []  # the complete trick stays on the table until the next lead
-        events = self.match.apply(record.seat, action)
+        events = at.play()
         text = f"{record.seat} {action}" + (" (played by the referee)" if record.forced else "")
         taken: str | None = None
         winner: Seat | None = None
@@ -333,12 +339,10 @@ def _undealt(
 
 
 def _hands(perspective: Perspective, hand: Hand) -> dict[Seat, list[int]]:
-    """The tiles in hand ``perspective`` sees: a seat's from its own view."""
-    if perspective == "all":
-        return {seat: [code(t) for t in hand.hands[seat]] for seat in SEATS}
-    if perspective == "public":
-        return {}
-    return {perspective: [code(t) for t in hand.view(perspective).hand]}
+    """The tiles in hand ``perspective`` sees, as the page's codes."""
+    return {
+        seat: list(map(code, tiles)) for seat, tiles in tiles_in_hand(perspective, hand).items()
+    }
 
 
 def _notes_seen(
@@ -349,9 +353,8 @@ def _notes_seen(
 
 
 def _seen_note(note: Note, perspective: Perspective) -> Note:
-    """A note as ``perspective`` may read it: a seat reads its own in full; of another's,
-    only what happened, never what was sent."""
-    if perspective == "all" or note.seat == perspective:
+    """A note as ``perspective`` may read it (``visibility.reads_in_full``)."""
+    if reads_in_full(perspective, note.seat):
         return note
     return Note(note.seat, note.kind, note.text)
 

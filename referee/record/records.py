@@ -16,6 +16,7 @@ from typing import Annotated, Any, Final, Literal
 
 import msgspec
 
+from referee.record.visibility import public_detail as public_detail  # the table's import
 from referee.rules.actions import Action
 from referee.rules.contract import HandResult
 from referee.rules.tiles import Partnership, Seat, Tile
@@ -88,12 +89,6 @@ class Forfeit(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     seat: Seat
     reason: str
     detail: str
-
-
-def public_detail(detail: str, forfeit: Forfeit | None) -> str:
-    """A match end's detail as every seat may read it: a forfeit's only says who and why —
-    its full text can quote a refused play, which names tiles the seat held."""
-    return detail if forfeit is None else f"{forfeit.seat} forfeits: {forfeit.reason}"
 
 
 class GameForfeit(msgspec.Struct, frozen=True, forbid_unknown_fields=True):

@@ -29,9 +29,10 @@ from referee.record.records import (
     MoveRecord,
     RejectedRecord,
     TrickRecord,
-    public_detail,
 )
-from referee.rules import Acted, DeclareTrump, HandEnded, HandStarted, Match, Play, TrickTaken
+from referee.record.visibility import end_detail, reads_in_full
+from referee.record.walk import LogWalk
+from referee.rules import Acted, DeclareTrump, HandEnded, HandStarted, Play, TrickTaken
 from referee.rules.actions import counted
 from referee.rules.contract import HandResult, side_name
 from referee.rules.tiles import PARTNERSHIP_OF, SEATS, Partnership, Seat, Tile
@@ -75,15 +76,13 @@ def _header_lines(header: Header, readies: dict[Seat, BotReady]) -> Iterator[str
 
 def end_text(end: MatchEndRecord, everything: bool = True) -> str:
     """Who won and why; a forfeit's details only for the whole match (``everything``), as
-    ``public_detail`` says, never in a seat's or the public rendering."""
+    ``visibility.end_detail`` says, never in a seat's or the public rendering."""
     winner = side_name(end.winner) if end.winner else "nobody"
-    detail = end.detail if everything else public_detail(end.detail, end.forfeit)
-    return f"{winner} wins ({end.end}: {detail})"
+    return f"{winner} wins ({end.end}: {end_detail(end, everything)})"
 
 
 def _end_line(end: MatchEndRecord, everything: bool = True) -> str:
-    # The game digest hashes the deals: with every played tile known, the few ways the
-    # unplayed tiles of a hand that ended early may lie could be tried against it.
+    # The game digest only with everything (``visibility.sees_everything`` says why).
     digest = f"; game digest {end.game_digest}" if everything else ""
     return (
         f"Match over: {end_text(end, everything)}; {marks_text(end.marks)};"
@@ -170,15 +169,16 @@ def public_lines(log: LogFile) -> Iterator[str]:
 def _public_lines(log: LogFile) -> Iterator[str]:
     yield from _warnings(log)
     yield "Texas 42 match: the public record"  # never the seed: it deals every hand
-    match = Match(log.header.seed)
-    for record in log.records:
+    walk = LogWalk(log.records)
+    for at in walk:
+        record = at.record
         if isinstance(record, MoveRecord):
-            for event in match.apply(record.seat, record.action):
+            for event in at.play():
                 if isinstance(event, HandEnded):
                     yield from _review_lines(event.review)
-                    yield f"  marks: {marks_text(match.marks)}"
+                    yield f"  marks: {marks_text(walk.match.marks)}"
         elif isinstance(record, MatchEndRecord):
-            hand = match.hand
+            hand = walk.match.hand
             if hand.moves and not hand.is_over:  # cut short: its actions were public too
                 yield ""
                 yield f"Hand {hand.hand_number} — dealer {hand.dealer} (not finished)"
@@ -212,29 +212,28 @@ def seat_lines(log: LogFile, seat: Seat) -> Iterator[str]:
 
 def _seat_lines(log: LogFile, seat: Seat) -> Iterator[str]:
     yield from _warnings(log)
-    header = log.header
     yield (
         f"Texas 42 match: what {seat}"  # never the seed: it deals every hand
         f" ({side_name(PARTNERSHIP_OF[seat])}) was shown"
     )
-    match = Match(header.seed)
-    seen: list[Acted | TrickTaken | HandStarted] = [
-        HandStarted(hand_number=1, dealer=match.hand.dealer)
-    ]
-    for record in log.records:
+    walk = LogWalk(log.records)
+    match = walk.match
+    seen: list[Acted | TrickTaken | HandStarted] = [walk.first_hand]
+    for at in walk:
+        record = at.record
         if isinstance(record, ActRecord) and record.seat == seat:
             yield from _event_lines(seen)
             seen = []
             yield from _view_lines(record.id, match.view(seat), record)
-        elif isinstance(record, RejectedRecord) and record.seat == seat:
+        elif isinstance(record, RejectedRecord) and reads_in_full(seat, record.seat):
             yield f"    rejected ({record.reason}): {record.detail}"
-        elif isinstance(record, FaultRecord) and record.seat == seat:
+        elif isinstance(record, FaultRecord) and reads_in_full(seat, record.seat):
             yield f"    fault {record.reason}: {record.detail} → {record.penalty}"
         elif isinstance(record, MoveRecord):
             if record.seat == seat:
                 how = "the referee played for you" if record.forced else "you answered"
                 yield f"    {how}: {record.action}"
-            for event in match.apply(record.seat, record.action):
+            for event in at.play():
                 if isinstance(event, HandEnded):
                     yield from _event_lines(seen)
                     seen = []

@@ -12,14 +12,17 @@ raises ``VerificationError`` with its line and what was expected there.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any, Final
 
-import msgspec
-
-from referee.errors import IllegalAction, LogError, Rejection, VerificationError, reason_code
+from referee.errors import LogError, VerificationError
+from referee.record.checking import Disagreement, expect, show
+from referee.record.decisions import Decisions
 from referee.record.events import deal_record, event_record
 from referee.record.log import LogFile
 from referee.record.records import (
+    REJECTION_REASONS,
     ActRecord,
     BotReady,
     DealRecord,
@@ -35,15 +38,16 @@ from referee.record.records import (
     MatchEndRecord,
     MoveRecord,
     RejectedRecord,
+    TrickRecord,
     game_digest,
 )
-from referee.rules import Action, Match
+from referee.record.startup import StartUp
+from referee.record.walk import LogWalk, Moment
 from referee.rules.tiles import OPPONENTS_OF, PARTNERSHIP_OF, SEATS, Partnership, Seat
-from referee.settings import fault_stream, forced_action, penalty
-from referee.wire.decode import decode_bot_line
-from referee.wire.messages import ActionAnswer
+from referee.settings import fault_stream
 
-_REJECTION_REASONS = frozenset({"invalid_utf8", "invalid_json", "bad_message", "illegal_action"})
+#: The reasons a ``rejected`` record may give (``ignored`` answers have records of their own).
+_REFUSED: Final = REJECTION_REASONS - {"ignored"}
 
 
 @dataclass(frozen=True)
@@ -98,62 +102,48 @@ def game_record(records: list[LogRecord]) -> GameRecord:
     return record
 
 
-def _show(value: object) -> str:
-    return msgspec.json.encode(value).decode()
-
-
 class _Replay:
-    """The walk through the log; ``line`` is the 1-based line of the record being checked."""
+    """Verify's walk through the log: the records that follow from a move (its tricks, the
+    hand's end, the next deal) are expected in order; every other record goes to its check in
+    ``HANDLERS``, the start-up's (``StartUp``) before the first deal, the decisions'
+    (``Decisions``) after it."""
 
     def __init__(self, log: LogFile) -> None:
         self.log = log
         self.header = log.header
-        self.limits = self.header.limits
-        self.match = Match(self.header.seed)
-        self.fault_stream = fault_stream(self.header.seed)
-        self.line = 1
+        self.walk = LogWalk(log.records)
+        self.match = self.walk.match
+        self.startup = StartUp(self.header.limits)
+        self.decisions = Decisions(self.header.limits, fault_stream(self.header.seed))
         self.started = False
         self.expected: list[LogRecord] = []
-        self.last_id = 0
-        self.act: ActRecord | None = None  # the act now waiting for an answer
-        self.refused = False  # the current act's answer was refused
-        self.rejections = 0  # refused answers to the current decision
         self.faults: dict[Seat, Counter[str]] = {seat: Counter() for seat in SEATS}
-        self.strikes: dict[Seat, int] = dict.fromkeys(SEATS, 0)
-        self.startup_failed: list[Seat] = []
-        self.restarted: list[Seat] = []  # kept processes replaced at the start
-        self.late: set[Seat] = set()  # seats whose answers were ignored before their ready
-        self.ready: list[Seat] = []
-        self.startup_rejections: Counter[Seat] = Counter()
-        self.forced_by: FaultRecord | None = None  # a random-policy fault awaiting its move
-        self.forfeit_by: FaultRecord | None = None
         self.deals = 0
-
-    def fail(self, message: str) -> VerificationError:
-        return VerificationError(self.line, message)
-
-    def expect(self, what: str, expected: object, found: object) -> None:
-        if expected != found:
-            raise self.fail(f"{what}: expected {_show(expected)}, found {_show(found)}")
+        #: The record before the one being checked.
+        self.previous: LogRecord = self.header
+        self.verified: Verified | None = None
 
     def run(self) -> Verified:
-        records = self.log.records
-        for index, record in enumerate(records[1:], start=2):
-            self.line = index
-            if isinstance(record, Header):
-                raise self.fail("a second header record")
-            if self.expected and not self.stopped_by_hand_limit(record):
-                self.check_expected(record)
-                continue
-            if isinstance(record, MatchEndRecord):
-                if index != len(records):
-                    raise self.fail("records after match_end")
-                return self.check_end(record)
-            handler = getattr(self, f"on_{type(record).__name__}", None)
-            if handler is None:
-                raise self.fail(f"a {_show(record)[:60]}… record is not expected here")
-            handler(record)
-        raise self.fail("no match_end record")  # read_log reports this as truncated first
+        line = 1
+        for at in self.walk:
+            line = at.line
+            if line == 1:
+                continue  # the header: its seed and limits are what the walk starts from
+            try:
+                self.check(at)
+            except Disagreement as disagreement:
+                raise VerificationError(line, str(disagreement)) from None
+            if self.verified is not None:
+                return self.verified
+            self.previous = at.record
+        raise VerificationError(line, "no match_end record")  # read_log says truncated first
+
+    def check(self, at: Moment) -> None:
+        record = at.record
+        if self.expected and type(record) is not Header and not self.stopped_by_hand_limit(record):
+            self.check_expected(record)
+            return
+        HANDLERS[type(record)](self, record, at)
 
     # -- records that follow from a move ----------------------------------------------------
 
@@ -171,189 +161,74 @@ class _Replay:
 
     def check_expected(self, record: LogRecord) -> None:
         wanted = self.expected[0]
-        self.expect(f"the {type(wanted).__name__} that follows from the rules", wanted, record)
+        expect(f"the {type(wanted).__name__} that follows from the rules", wanted, record)
         self.expected.pop(0)
         if isinstance(record, DealRecord):
             self.deals += 1
 
-    def after_move(self, hand_number: int, events: list[object]) -> None:
-        """The records the table writes after a move: its tricks, hand end, next deal."""
-        for event in events:
-            record = event_record(event, self.match, hand_number)
-            if record is not None:
-                self.expected.append(record)
+    # -- each record type -------------------------------------------------------------------
 
-    # -- start-up ----------------------------------------------------------------------------
+    def on_header(self, record: Header, at: Moment) -> None:
+        raise Disagreement("a second header record")
 
-    def on_BotReady(self, record: BotReady) -> None:
-        if self.started or self.startup_failed:
-            raise self.fail("a ready record after the start-up")
-        if self.ready and record.seat <= self.ready[-1]:
-            raise self.fail(
-                f"ready records out of seat order: {record.seat} after {self.ready[-1]}"
-            )
-        self.ready.append(record.seat)
-        self.expect("reused (previous matches > 0)", record.previous_matches > 0, record.reused)
-        if record.seat in self.restarted and record.reused:
-            raise self.fail(f"{record.seat}'s process was replaced, yet its ready says reused")
-        if record.seat in self.late and not record.reused:
-            raise self.fail(f"an answer ignored before {record.seat}'s ready from a fresh process")
+    def on_unexpected(self, record: TrickRecord | HandEndRecord, at: Moment) -> None:
+        raise Disagreement(f"a {show(record)[:60]}… record is not expected here")
 
-    def on_DealRecord(self, record: DealRecord) -> None:
+    def on_ready(self, record: BotReady, at: Moment) -> None:
         if self.started:
-            raise self.fail("a deal that does not follow from the moves before it")
-        if self.startup_failed:
-            raise self.fail("a deal after a bot failed to start")
-        self.expect("seats that answered hello", list(SEATS), self.ready)
-        self.expect("the first deal from the seed", deal_record(self.match.hand), record)
+            raise Disagreement("a ready record after the start-up")
+        self.startup.on_ready(record)
+
+    def on_deal(self, record: DealRecord, at: Moment) -> None:
+        if self.started:
+            raise Disagreement("a deal that does not follow from the moves before it")
+        self.startup.check_first_deal()
+        expect("the first deal from the seed", deal_record(at.match.hand), record)
         self.started = True
         self.deals = 1
 
-    # -- one decision ------------------------------------------------------------------------
-
-    def on_ActRecord(self, record: ActRecord) -> None:
+    def on_act(self, record: ActRecord, at: Moment) -> None:
         if not self.started:
-            raise self.fail("an act before the first deal")
-        if self.forced_by is not None:
-            raise self.fail("an act where the fault policy's forced move was due")
-        self.expect("act id", self.last_id + 1, record.id)
-        self.last_id = record.id
-        self.expect("seat to act", self.match.turn, record.seat)
-        self.expect("legal actions", self.match.legal_actions(), record.legal_actions)
-        if self.act is not None and not self.refused:
-            raise self.fail("an act asked again without a rejection of the one before")
-        if self.act is None:
-            self.rejections = 0
-        self.act = record
-        self.refused = False
+            raise Disagreement("an act before the first deal")
+        self.decisions.on_act(record, at.match)
 
-    def on_RejectedRecord(self, record: RejectedRecord) -> None:
-        if record.reason not in _REJECTION_REASONS:
-            raise self.fail(f"unknown rejection reason {record.reason!r}")
+    def on_rejected(self, record: RejectedRecord, at: Moment) -> None:
+        if record.reason not in _REFUSED:
+            raise Disagreement(f"unknown rejection reason {record.reason!r}")
         self.faults[record.seat][record.reason] += 1
-        if not self.started:
-            self.expect("id of a start-up rejection", 0, record.id)
-            if record.seat in self.ready or record.seat in self.startup_failed:
-                raise self.fail(f"a start-up rejection for {record.seat} after its start-up ended")
-            self.startup_rejections[record.seat] += 1
-            if self.startup_rejections[record.seat] > self.limits.max_rejections:
-                raise self.fail("more start-up rejections than max_rejections")
-            return
-        if self.act is None:
-            raise self.fail("a rejection with no act before it")
-        self.expect("rejected id (the last act)", self.act.id, record.id)
-        self.expect("rejected seat", self.act.seat, record.seat)
-        self.refused = True
-        self.rejections += 1
-        if self.rejections > self.limits.max_rejections:
-            raise self.fail(f"more than {self.limits.max_rejections} rejections for one decision")
-        self.check_rejection(record)
+        if self.started:
+            self.decisions.on_rejected(record, at.match)
+        else:
+            self.startup.on_rejected(record)
 
-    def check_rejection(self, record: RejectedRecord) -> None:
-        """Where the refused line was kept whole, refuse it again and compare the reasons."""
-        if record.raw.endswith("…"):
-            return  # cut to the bound: not enough left to judge
-        raw = record.raw.encode("utf-8")
-        if record.reason == "invalid_utf8":
-            return  # decoded leniently for the log: the bad bytes are gone
-        try:
-            answer = decode_bot_line(raw)
-            if not isinstance(answer, ActionAnswer):  # a ready where an action was asked
-                self.expect("rejection reason of a ready message", "bad_message", record.reason)
-                return
-        except Rejection as exc:
-            self.expect("rejection reason", reason_code(exc), record.reason)
-            return
-        if record.reason != "illegal_action":
-            raise self.fail(f"a {record.reason} rejection of a well-formed action message")
-        if answer.action in self.match.legal_actions():
-            raise self.fail(f"a rejection of a legal action: {_show(answer.action)}")
-        try:
-            self.match.hand.clone().apply(self.act.seat, answer.action)  # type: ignore[union-attr]
-        except IllegalAction as exc:
-            self.expect("the broken rule", reason_code(exc), record.rule)
-
-    def on_IgnoredRecord(self, record: IgnoredRecord) -> None:
+    def on_ignored(self, record: IgnoredRecord, at: Moment) -> None:
         self.faults[record.seat]["ignored"] += 1
         if self.started:
-            if self.act is None:
-                raise self.fail("an ignored answer with no act before it")
-            self.expect("seat of the ignored answer", self.act.seat, record.seat)
-            self.expect("expected id", self.act.id, record.expected_id)
-            return
-        # Before the start: a kept bot's late answer to its last match (its ready says reused).
-        self.expect("expected id of an answer before ready", 0, record.expected_id)
-        if record.seat in self.ready or record.seat in self.startup_failed:
-            raise self.fail(f"an ignored answer from {record.seat} after its start-up ended")
-        self.late.add(record.seat)
+            self.decisions.on_ignored(record)
+        else:
+            self.startup.on_ignored(record)
 
-    def on_FaultRecord(self, record: FaultRecord) -> None:
+    def on_fault(self, record: FaultRecord, at: Moment) -> None:
         self.faults[record.seat][record.reason] += 1
-        if not self.started and record.penalty == "restart":
-            if self.ready or self.startup_failed:
-                raise self.fail(f"a restart of {record.seat} after the start-up ended")
-            self.expect("strikes of a restart", 0, record.strikes)
-            if record.seat in self.restarted:
-                raise self.fail(f"a second restart of {record.seat}")
-            self.check_rejection_count(record, self.startup_rejections[record.seat])
-            self.restarted.append(record.seat)
-            self.startup_rejections[record.seat] = 0  # the fresh process has its own
-            return
+        after_ignored = type(self.previous) is IgnoredRecord
+        if self.started:
+            self.decisions.on_fault(record, at.match, after_ignored)
+        else:
+            self.startup.on_fault(record, after_ignored)
+
+    def on_move(self, record: MoveRecord, at: Moment) -> None:
         if not self.started:
-            self.expect("penalty of a start-up fault", "forfeit", record.penalty)
-            if record.seat in self.ready or record.seat in self.startup_failed:
-                raise self.fail(f"a start-up fault for {record.seat}, which already started")
-            if self.startup_failed and record.seat <= self.startup_failed[-1]:
-                raise self.fail("start-up faults out of seat order")
-            self.check_rejection_count(record, self.startup_rejections[record.seat])
-            self.startup_failed.append(record.seat)
-            return
-        self.expect("faulted seat (the seat to act)", self.match.turn, record.seat)
-        self.check_rejection_count(record, self.rejections)
-        if self.act is not None and self.act.seat == record.seat:
-            self.expect("id of the faulted act", self.act.id, record.id)
-        limits = self.limits
-        cost, self.strikes[record.seat] = penalty(
-            limits.on_fault, self.strikes[record.seat], limits.max_strikes
-        )
-        self.expect("penalty", cost, record.penalty)
-        self.expect("strikes", self.strikes[record.seat], record.strikes)
-        if cost == "forfeit":
-            self.forfeit_by = record
-        else:
-            self.forced_by = record
+            raise Disagreement("a move where none can be")
+        self.decisions.on_move(record, at.match)
+        for event in at.play():  # what the table writes after it: tricks, hand end, next deal
+            follows = event_record(event, self.match, at.hand_number)
+            if follows is not None:
+                self.expected.append(follows)
 
-    def check_rejection_count(self, record: FaultRecord, rejections: int) -> None:
-        """``too_many_rejections`` comes exactly at ``max_rejections`` refused answers."""
-        refused = record.reason == "too_many_rejections" and "refused" in record.detail
-        if refused:
-            self.expect("rejections before the fault", self.limits.max_rejections, rejections)
-
-    def on_MoveRecord(self, record: MoveRecord) -> None:
-        if not self.started or self.forfeit_by is not None:
-            raise self.fail("a move where none can be")
-        legal = self.match.legal_actions()
-        self.expect("seat to act", self.match.turn, record.seat)
-        if record.action not in legal:
-            raise self.fail(f"an illegal action was applied: {_show(record.action)}")
-        if record.forced:
-            if self.forced_by is None:
-                raise self.fail("a forced move without a fault")
-            chosen: Action = forced_action(self.fault_stream, legal)
-            self.expect("the fault policy's seeded choice", chosen, record.action)
-            self.forced_by = None
-        else:
-            if self.forced_by is not None:
-                raise self.fail("the fault policy's forced move is missing")
-            if self.act is None or self.act.seat != record.seat:
-                raise self.fail("a move that answers no act")
-            if self.refused:
-                raise self.fail("a move answering an act whose answer was refused")
-            self.expect("id of the answered act", self.act.id, record.id)
-        self.act = None
-        self.rejections = 0
-        hand_number = self.match.hand.hand_number
-        self.after_move(hand_number, list(self.match.apply(record.seat, record.action)))
+    def on_end(self, record: MatchEndRecord, at: Moment) -> None:
+        if at.line != len(self.log.records):
+            raise Disagreement("records after match_end")
+        self.verified = self.check_end(record)
 
     # -- the end -----------------------------------------------------------------------------
 
@@ -363,31 +238,31 @@ class _Replay:
         winner: Partnership | None = None
         if end == "marks":
             if not match.is_over:
-                raise self.fail("the match ends on marks, but no side has 7 marks")
+                raise Disagreement("the match ends on marks, but no side has 7 marks")
             winner = match.winner
         elif end == "forfeit":
-            fault = self.forfeit_by or (self.startup_failed and self._startup_forfeit())
-            if not fault:
-                raise self.fail("a forfeit without a fault that forfeits")
-            assert isinstance(fault, FaultRecord)
-            self.expect("forfeiting seat", fault.seat, record.forfeit and record.forfeit.seat)
-            self.expect("forfeit reason", fault.reason, record.forfeit and record.forfeit.reason)
+            failed = self.startup.failed
+            fault = self.decisions.forfeit_by or (failed[0] if failed else None)
+            if fault is None:
+                raise Disagreement("a forfeit without a fault that forfeits")
+            expect("forfeiting seat", fault.seat, record.forfeit and record.forfeit.seat)
+            expect("forfeit reason", fault.reason, record.forfeit and record.forfeit.reason)
             winner = OPPONENTS_OF[PARTNERSHIP_OF[fault.seat]]
         elif end == "void":
-            sides = {PARTNERSHIP_OF[seat] for seat in self.startup_failed}
+            sides = {PARTNERSHIP_OF[seat] for seat in self.startup.failed_seats}
             if len(sides) != 2:
-                raise self.fail("a void match, but bots of both sides did not fail to start")
+                raise Disagreement("a void match, but bots of both sides did not fail to start")
         elif end == "max_hands":
-            self.expect("hands at the hand limit", self.header.max_hands, self.deals)
+            expect("hands at the hand limit", self.header.max_hands, self.deals)
         elif match.is_over:
-            raise self.fail(f"the match ends {end!r} after a side reached 7 marks")
-        self.expect("winner", winner, record.winner)
-        self.expect("marks", match.marks, record.marks)
-        self.expect("hands dealt", self.deals, record.hands)
+            raise Disagreement(f"the match ends {end!r} after a side reached 7 marks")
+        expect("winner", winner, record.winner)
+        expect("marks", match.marks, record.marks)
+        expect("hands dealt", self.deals, record.hands)
         counted = {seat: dict(sorted(self.faults[seat].items())) for seat in SEATS}
-        self.expect("fault counts", counted, record.faults)
+        expect("fault counts", counted, record.faults)
         digest = game_digest(game_record(self.log.records))
-        self.expect("game digest", digest, record.game_digest)
+        expect("game digest", digest, record.game_digest)
         return Verified(
             records=len(self.log.records),
             hands=self.deals,
@@ -398,12 +273,19 @@ class _Replay:
             log_digest=self.log.head,
         )
 
-    def _startup_forfeit(self) -> FaultRecord | None:
-        for record in self.log.records:
-            if (
-                isinstance(record, FaultRecord)
-                and record.seat == self.startup_failed[0]
-                and record.penalty == "forfeit"
-            ):
-                return record
-        return None
+
+#: The check of each record type: explicit, so that renaming a record class cannot leave one
+#: unchecked (a test holds this to every member of ``LogRecord``).
+HANDLERS: Final[dict[type[LogRecord], Callable[[_Replay, Any, Moment], None]]] = {
+    Header: _Replay.on_header,
+    BotReady: _Replay.on_ready,
+    DealRecord: _Replay.on_deal,
+    ActRecord: _Replay.on_act,
+    MoveRecord: _Replay.on_move,
+    RejectedRecord: _Replay.on_rejected,
+    IgnoredRecord: _Replay.on_ignored,
+    FaultRecord: _Replay.on_fault,
+    TrickRecord: _Replay.on_unexpected,
+    HandEndRecord: _Replay.on_unexpected,
+    MatchEndRecord: _Replay.on_end,
+}

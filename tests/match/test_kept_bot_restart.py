@@ -6,13 +6,12 @@ from __future__ import annotations
 import io
 
 import trio
-from support.fakes import FakeBot, delayed, line, parse_log, play_match, settings
+from support.fakes import FakeBot, chained_records, delayed, line, play_match, settings
 
 from referee.errors import BotStartFailed
 from referee.match.connection import BotConnection
 from referee.match.table import MatchOutcome, Table
-from referee.record.log import LogWriter
-from referee.record.log import parse_log as parse_log_file
+from referee.record.log import LogWriter, parse_log
 from referee.record.records import BotReady, FaultRecord
 from referee.record.verify import verify
 from referee.rules.tiles import SEATS, Seat
@@ -65,7 +64,7 @@ async def test_a_kept_bot_that_does_not_answer_hello_is_replaced_and_the_match_p
 ) -> None:
     fresh = FakeBot(hello=_many)
     outcome, log, table = await _play(FakeBot(hello=_silent), {"A": 3, "B": 3}, fresh)
-    records = parse_log(log)
+    records = chained_records(log)
     faults = [record for record in records if isinstance(record, FaultRecord)]
     assert [(f.seat, f.reason, f.penalty) for f in faults] == [("A", "timeout", "restart")]
     readies = {record.seat: record for record in records if isinstance(record, BotReady)}
@@ -74,7 +73,7 @@ async def test_a_kept_bot_that_does_not_answer_hello_is_replaced_and_the_match_p
     assert outcome.end == "marks"
     assert outcome.faults["A"] == {"timeout": 1}
     assert fresh.hello is not None and fresh.hello.seat == "A"
-    verify(parse_log_file(log))
+    verify(parse_log(log))
     assert table.reusable("A")  # the fresh process was charged nothing: it may be kept
     assert not table.reusable("B")  # it says one match
 
@@ -83,21 +82,21 @@ async def test_a_replacement_that_cannot_start_forfeits_as_any_start_up_failure(
     autojump_clock: trio.abc.Clock,
 ) -> None:
     outcome, log, _ = await _play(FakeBot(hello=_silent), {"A": 1}, None)
-    faults = [record for record in parse_log(log) if isinstance(record, FaultRecord)]
+    faults = [record for record in chained_records(log) if isinstance(record, FaultRecord)]
     assert [(f.seat, f.penalty) for f in faults] == [("A", "restart"), ("A", "forfeit")]
     assert faults[1].reason == "start_failed"
     assert outcome.end == "forfeit" and outcome.winner == "BD"
-    verify(parse_log_file(log))
+    verify(parse_log(log))
 
 
 async def test_a_bot_started_for_the_match_is_never_restarted(
     autojump_clock: trio.abc.Clock,
 ) -> None:
     outcome, log, _ = await _play(FakeBot(hello=_silent), {}, FakeBot())
-    faults = [record for record in parse_log(log) if isinstance(record, FaultRecord)]
+    faults = [record for record in chained_records(log) if isinstance(record, FaultRecord)]
     assert [(f.seat, f.reason, f.penalty) for f in faults] == [("A", "timeout", "forfeit")]
     assert outcome.end == "forfeit"
-    verify(parse_log_file(log))
+    verify(parse_log(log))
 
 
 async def test_only_a_bot_that_said_many_and_was_charged_nothing_may_be_kept(

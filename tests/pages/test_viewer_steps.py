@@ -12,7 +12,7 @@ import trio
 from support.fakes import MatchRun
 from support.viewer_logs import HOSTILE_LINE, HOSTILE_NAME, hostile_match, log_of, random_match
 
-from referee.pages.steps import PERSPECTIVES, MatchSteps, Perspective, build, code
+from referee.pages.steps import MatchSteps, build, code
 from referee.record.records import (
     DealRecord,
     HandEndRecord,
@@ -22,6 +22,7 @@ from referee.record.records import (
     TrickRecord,
 )
 from referee.record.verify import verify
+from referee.record.visibility import PERSPECTIVES, Perspective
 from referee.rules import DeclareTrump, Play
 from referee.rules.tiles import SEATS
 

@@ -24,10 +24,9 @@ import msgspec
 import trio
 import trio.testing
 
-import referee.record.log
 from referee.match.connection import BotConnection
 from referee.match.table import Explain, MatchOutcome, Table
-from referee.record.log import LogWriter
+from referee.record.log import LogWriter, parse_log
 from referee.record.records import (
     ActRecord,
     DealRecord,
@@ -42,6 +41,7 @@ from referee.record.records import (
     MatchEndRecord,
     MoveRecord,
 )
+from referee.record.walk import LogWalk
 from referee.rules import (
     SEATS,
     Action,
@@ -336,8 +336,9 @@ class MatchRun:
         return self.records[-1]
 
 
-def parse_log(log: bytes) -> list[LogRecord]:
-    parsed = referee.record.log.parse_log(log)
+def chained_records(log: bytes) -> list[LogRecord]:
+    """The records of a log the table wrote, its chain whole."""
+    parsed = parse_log(log)
     assert parsed.broken_at is None, f"chain broken at line {parsed.broken_at}"
     return parsed.records
 
@@ -374,7 +375,9 @@ async def play_match(
                 await bot.done.wait()
         nursery.cancel_scope.cancel()
     log = buffer.getvalue()
-    return MatchRun(outcome=outcome, records=parse_log(log), log=log, bots=seated, table=table)
+    return MatchRun(
+        outcome=outcome, records=chained_records(log), log=log, bots=seated, table=table
+    )
 
 
 # -- checking a log against the engine --------------------------------------------------------
@@ -435,16 +438,16 @@ def replay(records: Sequence[LogRecord]) -> Replay:
     Also checks each ``deal`` record against the engine's deal. A ``hand_start`` event counts
     as public once the log shows that hand dealt.
     """
-    header = records[0]
-    assert isinstance(header, Header)
-    match = Match(header.seed)
+    walk = LogWalk(records)
+    match = walk.match
     events: list[PublicEvent] = []
     decisions: dict[int, Decision] = {}
     before_end: dict[int, int] = {}
     # A new deal is public once the log shows it dealt; the first hand is announced too.
-    announced: HandStarted | None = HandStarted(hand_number=1, dealer=match.hand.dealer)
+    announced: HandStarted | None = walk.first_hand
     fault_reason = ""
-    for record in records:
+    for at in walk:
+        record = at.record
         if isinstance(record, DealRecord):
             assert record.hand == match.hand.hand_number
             assert record.dealer == match.hand.dealer
@@ -468,7 +471,7 @@ def replay(records: Sequence[LogRecord]) -> Replay:
         elif isinstance(record, MoveRecord):
             if record.forced:  # every seat is told the referee played for this one, and why
                 events.append(Forced(seat=record.seat, reason=fault_reason))
-            for event in match.apply(record.seat, record.action):
+            for event in at.play():
                 if isinstance(event, HandEnded):
                     before_end[event.review.hand_number] = len(events)
                 elif isinstance(event, HandStarted):
