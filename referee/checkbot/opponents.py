@@ -18,8 +18,8 @@ from referee.match.connection import BotConnection
 from referee.match.table import MatchOutcome, Table
 from referee.record.log import LogWriter, parse_log
 from referee.record.records import LogRecord
+from referee.record.sandbox import SandboxReport
 from referee.rules import SEATS, Action, Seat
-from referee.sandbox.policy import SandboxReport
 from referee.settings import MatchSettings
 
 #: The command the other seats are logged with.

@@ -5,9 +5,10 @@ from __future__ import annotations
 import msgspec
 
 from referee.errors import BotFault, reason_code
-from referee.record.records import EndReason, Forfeit, public_detail
+from referee.record.records import EndReason, Forfeit
+from referee.record.sandbox import SandboxReport
+from referee.record.visibility import public_detail
 from referee.rules.tiles import Partnership, Seat
-from referee.sandbox.policy import SandboxReport
 
 
 class MatchOutcome(msgspec.Struct, frozen=True):

@@ -44,10 +44,10 @@ from referee.record.records import (
     Timing,
     game_digest,
 )
+from referee.record.sandbox import SandboxReport
 from referee.rules import Action, Match
 from referee.rules.contract import side_name
 from referee.rules.tiles import OPPONENTS_OF, PARTNERSHIP_OF, SEATS, Partnership, Seat
-from referee.sandbox.policy import SandboxReport
 from referee.settings import MatchSettings
 from referee.wire.messages import PROTOCOL_VERSION, MatchEnd, encode_line
 

@@ -16,11 +16,10 @@ from typing import Annotated, Any, Final, Literal
 
 import msgspec
 
-from referee.record.visibility import public_detail as public_detail  # the table's import
+from referee.record.sandbox import SandboxReport
 from referee.rules.actions import Action
 from referee.rules.contract import HandResult
 from referee.rules.tiles import Partnership, Seat, Tile
-from referee.sandbox.policy import SandboxReport
 from referee.settings import Penalty
 from referee.wire.messages import Limits, Matches
 

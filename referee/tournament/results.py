@@ -18,8 +18,8 @@ from typing import IO
 import msgspec
 
 from referee.record.records import Forfeit
+from referee.record.sandbox import SandboxReport
 from referee.rules.tiles import Partnership, Seat
-from referee.sandbox.policy import SandboxReport
 from referee.tournament.plan import MatchJob, TournamentSettings, plan
 
 

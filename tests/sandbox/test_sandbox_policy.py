@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 
 from referee.errors import SandboxRefused
+from referee.record.sandbox import SandboxReport
 from referee.sandbox import paths
 from referee.sandbox.layers import available
-from referee.sandbox.policy import SandboxReport, plan
+from referee.sandbox.policy import plan
 from referee.settings import MatchLimits, SandboxSettings
 
 LIMITS = MatchLimits()
