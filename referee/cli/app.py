@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from referee import __version__
+from referee.cli.exits import OK
 
 app = typer.Typer(
     help="Referee for Texas 42 bot competitions: exact rules, redacted views, verifiable replays.",
@@ -23,7 +24,7 @@ app.add_typer(bench_app, name="bench")
 def _version(value: bool) -> None:
     if value:
         typer.echo(f"referee {__version__}")
-        raise typer.Exit()
+        raise typer.Exit(OK)
 
 
 @app.callback()

@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from referee.cli.app import app
+from referee.cli.exits import FAILED, OK
 from referee.terminal import json_text
 
 
@@ -46,4 +47,4 @@ def sandbox_command(
             )
         Console(soft_wrap=False).print(table)
         typer.echo("--sandbox strict: ready" if ready else "--sandbox strict would refuse to start")
-    raise typer.Exit(0 if ready else 1)
+    raise typer.Exit(OK if ready else FAILED)
