@@ -378,3 +378,11 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 if __name__ == "__main__":
     main()
+
+
+def measure(trials: int, medium: str) -> None:
+    """``referee bench cache``: every variant this user can run (without root the lookup
+    caches cannot be dropped: no ``forget``), one line per variant and scenario."""
+    unprivileged = [a for v in ("off", "before", "narrow", "resident") for a in ("--variant", v)]
+    variants = [] if os.geteuid() == 0 else unprivileged
+    main(["--trials", str(trials), "--medium", medium, "--quiet", *variants])

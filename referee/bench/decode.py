@@ -13,7 +13,7 @@ from __future__ import annotations
 import random
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -402,3 +402,13 @@ _CHOICES: Final = tuple(
 def adversarial_line(rng: random.Random) -> bytes:
     """One line from a generator picked at random (mutated answers the most often)."""
     return rng.choice(_CHOICES)(rng)
+
+
+def lines(count: int, seed: int) -> Iterator[str]:
+    """Run the fuzz (``Escaped`` if an exception escapes); its lines, the figure last."""
+    result = run(count, seed)
+    reasons = ", ".join(f"{code} {n:,}" for code, n in sorted(result.rejected.items()))
+    yield f"accepted {result.accepted:,}; rejected: {reasons}"
+    yield f"{result.microseconds_per_line:.1f} µs per line, {result.bytes:,} bytes in all"
+    rate = f"{result.lines_per_second:,.0f} lines/s"
+    yield f"decode: {result.lines:,} lines, nothing escaped ({rate})"

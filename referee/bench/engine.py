@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from referee.rules import Match
@@ -55,3 +56,18 @@ def run(hands: int, seed: int, *, views: bool = False) -> EngineBench:
             if hand is not match.hand or match.winner is not None:
                 played += 1
     return EngineBench(played, matches, actions, time.perf_counter() - start)
+
+
+def lines(hands: int, seed: int, *, views: bool = False) -> Iterator[str]:
+    """Run the benchmark; its lines for people, the figure last."""
+    result = run(hands, seed, views=views)
+    yield (
+        f"played {result.hands} hands ({result.matches} matches, {result.actions} actions)"
+        f" in {result.seconds:.2f} s on one core"
+    )
+    yield f"{result.microseconds_per_action:.2f} µs per action (legal actions + apply)"
+    yield (
+        f"target: {TARGET_HANDS_PER_SECOND:,} hands/s;"
+        f" {result.hands_per_second / TARGET_HANDS_PER_SECOND:.0%} of it"
+    )
+    yield f"engine: {result.hands_per_second:.0f} hands/s"

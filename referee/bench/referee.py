@@ -17,6 +17,7 @@ import random
 import shlex
 import sys
 import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -204,3 +205,26 @@ async def _run(matches: int, seed: int, rounds: int) -> RefereeBench:
 
 def run(matches: int, seed: int, rounds: int = 5) -> RefereeBench:
     return trio.run(_run, matches, seed, min(rounds, matches))
+
+
+def lines(matches: int, seed: int) -> Iterator[str]:
+    """Run the benchmark; its lines for people, the figure last."""
+    result = run(matches, seed)
+    pinned = ", the referee and the bots on CPUs of their own" if result.pinned else ""
+    yield (
+        f"raw pipe: {result.raw_per_second:.0f} round trips/s"
+        f" ({result.raw_round_trips} act lines echoed by a Python process{pinned})"
+    )
+    yield (
+        f"four echo processes taking turns: {result.turns_per_second:.0f} round trips/s"
+        f" ({result.turns_per_second / result.raw_per_second:.0%} of one: what taking turns"
+        " among four bots costs with no referee work at all)"
+    )
+    yield (
+        f"referee: {result.matches} matches, {result.decisions} decisions"
+        f" in {result.seconds:.2f} s of play (start-up excluded);"
+        f" {result.decisions_per_second / result.turns_per_second:.0%} of the four echoes' rate"
+    )
+    share = result.decisions_per_second / result.raw_per_second
+    yield f"target: {TARGET_SHARE:.0%} of the raw pipe rate"
+    yield f"referee: {result.decisions_per_second:.0f} decisions/s ({share:.0%} of raw pipe rate)"

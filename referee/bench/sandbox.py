@@ -16,6 +16,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import msgspec
@@ -110,3 +111,14 @@ def run(rounds: int) -> SandboxBench:
     bare = median.pop("bare")
     extra = {name: value - bare for name, value in median.items()}
     return SandboxBench(program, bare, extra, layers)
+
+
+def lines(rounds: int) -> Iterator[str]:
+    """Run the benchmark; its lines for people, the figure last."""
+    result = run(rounds)
+    yield f"bare start: {result.bare_ms:.1f} ms per bot ({' '.join(result.program)})"
+    for name, extra in result.extra_ms.items():
+        if name != "all":
+            yield f"  {name:<15} {extra:+.1f} ms"
+    yield f"limit: +{LIMIT_MS:.0f} ms per bot start"
+    yield f"sandbox: {result.extra_ms['all']:+.1f} ms per bot start ({', '.join(result.layers)})"

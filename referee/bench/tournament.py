@@ -21,6 +21,7 @@ import os
 import shlex
 import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -112,3 +113,45 @@ def _cpu_times() -> tuple[int, int] | None:
     values = values[:8]  # guest time is already counted in user time
     idle = values[3] + values[4]  # idle and iowait
     return sum(values) - idle, sum(values)
+
+
+def lines(seeds: int) -> Iterator[str]:
+    """Run the benchmark, a line as each measurement ends, the figure last."""
+    raw = raw_round_trips_per_second()
+    yield f"raw pipe: {raw:.0f} round trips/s"
+    runs = {}
+    for warm in (False, True):
+        for jobs in (1, 2):
+            result = runs[warm, jobs] = run(seeds, jobs, warm)
+            busy = "" if result.busy_cores is None else f", {result.busy_cores:.2f} cores busy"
+            yield (
+                f"{'warm' if warm else 'fresh'} jobs={jobs}: {result.matches} matches in"
+                f" {result.seconds:.2f} s = {result.matches_per_second:.1f}/s"
+                f" ({result.decisions_per_match:.0f} decisions a match{busy})"
+            )
+    best = runs[True, 2]
+    limit = min(2, cores()) * raw / best.decisions_per_match
+    over_fresh = best.matches_per_second / runs[False, 2].matches_per_second
+    share = best.matches_per_second / limit
+    scaling = best.matches_per_second / runs[True, 1].matches_per_second
+    yield (
+        f"pipe limit at jobs=2: {limit:.0f} matches/s; targets: warm"
+        f" {TARGET_WARM_OVER_FRESH:.0f}x fresh, {TARGET_PIPE_SHARE:.0%}"
+        f" of the pipe limit, jobs=2 {TARGET_SCALING}x jobs=1"
+    )
+    yield (
+        f"tournament: {best.matches_per_second:.1f} matches/s at jobs=2 warm ({over_fresh:.1f}x"
+        f" fresh, {share:.0%} of the pipe limit, jobs=2 {scaling:.2f}x jobs=1)"
+    )
+
+
+def startup_lines(delay: float, matches: int) -> Iterator[str]:
+    """Run the start-up benchmark, fresh then warm, a line as each ends, the figure last."""
+    fresh = startup(delay, matches, warm=False)
+    yield f"fresh: {matches} matches in {fresh:.1f} s"
+    warm = startup(delay, matches, warm=True)
+    yield f"warm: {matches} matches in {warm:.1f} s"
+    yield (
+        f"startup: {matches} matches with a {delay:g} s start-up: fresh {fresh:.1f} s,"
+        f" warm {warm:.1f} s ({fresh / warm:.1f}x)"
+    )

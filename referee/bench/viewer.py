@@ -15,6 +15,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -115,3 +116,27 @@ def run(seed: int = 1) -> list[PageBench]:
             ]
     finally:
         session.quit()
+
+
+def lines(seed: int) -> Iterator[str]:
+    """Run the benchmark (``NoBrowser`` without a browser); its lines, the figure last."""
+    results = run(seed)
+    for result in results:
+        yield (
+            f"{result.name}: {result.hands} hands, {result.steps} steps,"
+            f" {result.bytes / 1024:.0f} KiB; built in {result.build_ms:.0f} ms; first render"
+            f" {result.first_render_ms:.0f} ms; a step {result.step_mean_ms:.2f} ms mean,"
+            f" {result.step_p99_ms:.1f} ms p99, {result.step_max_ms:.1f} ms max"
+        )
+    yield (
+        f"limits: first render {FIRST_RENDER_LIMIT_MS:.0f} ms,"
+        f" a step {STEP_LIMIT_MS:.1f} ms at p99 (one frame at 60 Hz)"
+    )
+    longest = results[0]
+    yield (
+        f"viewer: {longest.name} {longest.bytes / 1024:.0f} KiB, first render"
+        f" {longest.first_render_ms:.0f} ms"
+        f" ({longest.first_render_ms / FIRST_RENDER_LIMIT_MS:.0%} of its limit), a step"
+        f" {longest.step_p99_ms:.1f} ms p99 ({longest.step_p99_ms / STEP_LIMIT_MS:.0%}"
+        " of a frame)"
+    )
