@@ -8,14 +8,18 @@ from typing import Annotated
 import typer
 
 from referee.cli.app import app
+from referee.cli.exits import FAILED, OK
 from referee.cli.options import (
+    DEFAULT_LIMITS,
+    DEFAULT_SANDBOX_MODE,
     AllowOption,
     EnvOption,
-    Sandbox,
+    MoveTimeout,
     SandboxOption,
+    StartupTimeout,
     fail,
+    limit_fields,
     sandbox_settings,
-    seconds,
 )
 from referee.terminal import json_text
 
@@ -28,15 +32,9 @@ def check_bot_command(
             metavar="COMMAND", help="The bot's command, one string split as a shell would."
         ),
     ],
-    move_timeout: Annotated[
-        float,
-        typer.Option(metavar="S", callback=seconds(0.001, 3600), help="Seconds per decision."),
-    ] = 1.0,
-    startup_timeout: Annotated[
-        float,
-        typer.Option(metavar="S", callback=seconds(0.001, 3600), help="Seconds to answer hello."),
-    ] = 10.0,
-    sandbox: SandboxOption = Sandbox.auto,
+    move_timeout: MoveTimeout = DEFAULT_LIMITS.move_timeout,
+    startup_timeout: StartupTimeout = DEFAULT_LIMITS.startup_timeout,
+    sandbox: SandboxOption = DEFAULT_SANDBOX_MODE,
     sandbox_allow: AllowOption = None,
     sandbox_env: EnvOption = None,
     match: Annotated[
@@ -65,7 +63,7 @@ def check_bot_command(
     if why is not None:
         raise fail(why)
     settings = sandbox_settings(sandbox, sandbox_allow, sandbox_env)
-    limits = MatchLimits(move_timeout=move_timeout, startup_timeout=startup_timeout)
+    limits = MatchLimits(**limit_fields(move_timeout=move_timeout, startup_timeout=startup_timeout))
     try:
         report = check_bot(command, sandbox=settings, limits=limits, match=match)
     except SandboxRefused as exc:
@@ -75,4 +73,4 @@ def check_bot_command(
     else:
         for line in report_lines(report, color=sys.stdout.isatty()):
             typer.echo(line)
-    raise typer.Exit(0 if report.ok else 1)
+    raise typer.Exit(OK if report.ok else FAILED)

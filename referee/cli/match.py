@@ -17,17 +17,31 @@ if TYPE_CHECKING:
     from referee.settings import MatchSettings
 
 from referee.cli.app import app
+from referee.cli.exits import FAILED, by_signal
 from referee.cli.options import (
+    DEFAULT_LIMITS,
+    DEFAULT_ON_FAULT,
+    DEFAULT_SANDBOX_MODE,
     AllowOption,
+    CpuLimit,
     EnvOption,
-    OnFault,
-    Sandbox,
+    MaxHands,
+    MaxLineBytes,
+    MaxProcesses,
+    MaxRejections,
+    MaxStrikes,
+    MemoryLimit,
+    MoveTimeout,
+    OnFaultOption,
     SandboxOption,
+    ScratchLimit,
+    StartupTimeout,
+    TimeBank,
     bundled_bot,
     check_commands,
     fail,
+    limit_fields,
     sandbox_plan,
-    seconds,
 )
 
 
@@ -51,77 +65,21 @@ def match_command(
         Path | None,
         typer.Option(help="Replay log path (JSON lines). Default: a new file under ./matches/."),
     ] = None,
-    move_timeout: Annotated[
-        float,
-        typer.Option(metavar="S", callback=seconds(0.001, 3600), help="Seconds per decision."),
-    ] = 1.0,
-    startup_timeout: Annotated[
-        float,
-        typer.Option(metavar="S", callback=seconds(0.001, 3600), help="Seconds to answer hello."),
-    ] = 10.0,
-    time_bank: Annotated[
-        float,
-        typer.Option(
-            metavar="S",
-            callback=seconds(0, 86400),
-            help="Extra seconds per seat for the match, spent on overruns.",
-        ),
-    ] = 0.0,
-    max_rejections: Annotated[
-        int,
-        typer.Option(min=1, max=1000, help="The Nth refused answer to one decision is a fault."),
-    ] = 3,
-    on_fault: Annotated[
-        OnFault,
-        typer.Option(
-            help="forfeit: a fault loses the match. random: a seeded random legal action is"
-            " played for the seat and a strike recorded."
-        ),
-    ] = OnFault.forfeit,
-    max_strikes: Annotated[
-        int,
-        typer.Option(
-            min=0, max=1000, help="Strikes allowed under --on-fault random; the next forfeits."
-        ),
-    ] = 3,
-    max_hands: Annotated[
-        int,
-        typer.Option(min=1, max=1_000_000, help="End the match unfinished after this many hands."),
-    ] = 200,
-    max_line_bytes: Annotated[
-        int,
-        typer.Option(min=1024, max=1 << 30, help="Longest line a bot may send; longer is a fault."),
-    ] = 1 << 20,
-    sandbox: SandboxOption = Sandbox.auto,
+    move_timeout: MoveTimeout = DEFAULT_LIMITS.move_timeout,
+    startup_timeout: StartupTimeout = DEFAULT_LIMITS.startup_timeout,
+    time_bank: TimeBank = DEFAULT_LIMITS.time_bank,
+    max_rejections: MaxRejections = DEFAULT_LIMITS.max_rejections,
+    on_fault: OnFaultOption = DEFAULT_ON_FAULT,
+    max_strikes: MaxStrikes = DEFAULT_LIMITS.max_strikes,
+    max_hands: MaxHands = DEFAULT_LIMITS.max_hands,
+    max_line_bytes: MaxLineBytes = DEFAULT_LIMITS.max_line_bytes,
+    sandbox: SandboxOption = DEFAULT_SANDBOX_MODE,
     sandbox_allow: AllowOption = None,
     sandbox_env: EnvOption = None,
-    memory_limit: Annotated[
-        int,
-        typer.Option(
-            min=16, max=1 << 20, metavar="MIB", help="MiB of memory per seat (sandbox bound)."
-        ),
-    ] = 1024,
-    scratch_limit: Annotated[
-        int,
-        typer.Option(
-            min=1, max=1 << 20, metavar="MIB", help="MiB of scratch space per seat (sandbox bound)."
-        ),
-    ] = 256,
-    cpu_limit: Annotated[
-        int,
-        typer.Option(
-            min=1, max=1 << 20, metavar="S", help="CPU seconds per bot process (sandbox bound)."
-        ),
-    ] = 600,
-    max_processes: Annotated[
-        int,
-        typer.Option(
-            min=1,
-            max=1 << 16,
-            metavar="N",
-            help="Processes and threads per seat's tree (sandbox bound).",
-        ),
-    ] = 128,
+    memory_limit: MemoryLimit = DEFAULT_LIMITS.memory_mb,
+    scratch_limit: ScratchLimit = DEFAULT_LIMITS.scratch_mb,
+    cpu_limit: CpuLimit = DEFAULT_LIMITS.cpu_seconds,
+    max_processes: MaxProcesses = DEFAULT_LIMITS.max_processes,
     json_output: Annotated[
         bool, typer.Option("--json", help="Print one JSON object with the outcome on stdout.")
     ] = False,
@@ -147,18 +105,20 @@ def match_command(
     assert 0 <= match_seed <= MAX_SEED
     settings = MatchSettings(
         seed=match_seed,
-        move_timeout=move_timeout,
-        startup_timeout=startup_timeout,
-        time_bank=time_bank,
-        max_rejections=max_rejections,
-        on_fault=on_fault.value,
-        max_strikes=max_strikes,
-        max_hands=max_hands,
-        max_line_bytes=max_line_bytes,
-        memory_mb=memory_limit,
-        cpu_seconds=cpu_limit,
-        max_processes=max_processes,
-        scratch_mb=scratch_limit,
+        **limit_fields(
+            move_timeout=move_timeout,
+            startup_timeout=startup_timeout,
+            time_bank=time_bank,
+            max_rejections=max_rejections,
+            on_fault=on_fault,
+            max_strikes=max_strikes,
+            max_hands=max_hands,
+            max_line_bytes=max_line_bytes,
+            memory_limit=memory_limit,
+            cpu_limit=cpu_limit,
+            max_processes=max_processes,
+            scratch_limit=scratch_limit,
+        ),
     )
     if log is not None and (not str(log).strip() or log.is_dir()):
         raise fail(f"--log {str(log)!r}: give the log file's name, e.g. --log matches/m1.jsonl")
@@ -206,7 +166,7 @@ def play(
             cause = leaf_error(exc)
             signum = cause.signum if isinstance(cause, Terminated) else 2
             typer.echo(f"referee: interrupted; the log ends there: {log_path}", err=True)
-            raise typer.Exit(128 + signum) from None
+            raise typer.Exit(by_signal(signum)) from None
         cause = leaf_error(exc)
         if isinstance(cause, OSError):
             what = cause.strerror or cause
@@ -215,4 +175,4 @@ def play(
             typer.echo(
                 f"referee: internal error: {type(cause).__name__}: {shown(str(cause))}", err=True
             )
-        raise typer.Exit(1) from None
+        raise typer.Exit(FAILED) from None

@@ -1,26 +1,60 @@
-"""Options and checks shared by the commands."""
+"""Options and checks shared by the commands: the match limits and the sandbox options are
+declared here once, from the settings' own definitions (defaults, bounds, choices)."""
 
 from __future__ import annotations
 
 import shlex
 import sys
+from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Final, cast, get_args
 
+import msgspec
 import typer
 
+from referee.cli.exits import USAGE
+from referee.rules.tiles import Seat
+from referee.settings import FaultPolicy, MatchLimits, SandboxMode, SandboxSettings
 from referee.terminal import shown
 
 if TYPE_CHECKING:
-    from referee.rules.tiles import Seat
     from referee.sandbox.policy import SandboxPlan
-    from referee.settings import MatchLimits, SandboxSettings
 
 
-class OnFault(StrEnum):
-    forfeit = "forfeit"
-    random = "random"
+def _members(literal: Any) -> list[tuple[str, str]]:
+    return [(value, value) for value in get_args(literal)]
+
+
+# Typer reads a choice from an enum, not from a Literal: each enum is made from its Literal,
+# so the values are written once. (mypy cannot see members made this way; the defaults are
+# therefore ``DEFAULT_SANDBOX_MODE``, never ``Sandbox.auto``.)
+OnFault = StrEnum("OnFault", _members(FaultPolicy))  # type: ignore[misc]
+Sandbox = StrEnum("Sandbox", _members(SandboxMode))  # type: ignore[misc]
+SeatName = StrEnum("SeatName", _members(Seat))  # type: ignore[misc]
+
+
+def fault_policy_of(choice: OnFault) -> FaultPolicy:
+    """The policy an ``--on-fault`` choice names (its value, typed as the Literal it is)."""
+    return cast("FaultPolicy", choice.value)
+
+
+def sandbox_mode_of(choice: Sandbox) -> SandboxMode:
+    """The mode a ``--sandbox`` choice names."""
+    return cast("SandboxMode", choice.value)
+
+
+def seat_of(choice: SeatName) -> Seat:
+    """The seat a ``--seat`` choice names."""
+    return cast("Seat", choice.value)
+
+
+#: The limits a match is played under when no option says otherwise.
+DEFAULT_LIMITS: Final = MatchLimits()
+DEFAULT_SANDBOX: Final = SandboxSettings()
+#: The choices' defaults as the enums typer reads (a parameter's default is a constant).
+DEFAULT_ON_FAULT: Final = OnFault(DEFAULT_LIMITS.on_fault)
+DEFAULT_SANDBOX_MODE: Final = Sandbox(DEFAULT_SANDBOX.mode)
 
 
 def bundled_bot(name: str) -> str:
@@ -50,13 +84,7 @@ def seconds(low: float, high: float) -> Any:
 def fail(message: str) -> typer.Exit:
     # One line, escaped: it can quote a log's or a results file's contents, or a bot's words.
     typer.echo(f"referee: {shown(message)}", err=True)
-    return typer.Exit(2)
-
-
-class Sandbox(StrEnum):
-    auto = "auto"
-    strict = "strict"
-    off = "off"
+    return typer.Exit(USAGE)
 
 
 SANDBOX_HELP = (
@@ -70,7 +98,8 @@ ENV_HELP = (
 )
 
 
-#: The sandbox options, the same on every command that starts bots.
+#: The sandbox options, the same on every command that starts bots (``sandbox: SandboxOption
+#: = DEFAULT_SANDBOX_MODE``).
 SandboxOption = Annotated[Sandbox, typer.Option(help=SANDBOX_HELP)]
 AllowOption = Annotated[
     list[Path] | None, typer.Option(metavar="PATH", help=ALLOW_HELP, show_default=False)
@@ -84,13 +113,11 @@ def sandbox_settings(
     mode: Sandbox, allow: list[Path] | None, env: list[str] | None
 ) -> SandboxSettings:
     """The sandbox options as settings; exit 2 for an allowed path that does not exist."""
-    from referee.settings import SandboxSettings
-
     missing = [str(path) for path in allow or [] if not path.exists()]
     if missing:
         raise fail(f"--sandbox-allow {missing[0]}: no such file or directory")
     return SandboxSettings(
-        mode=mode.value,
+        mode=sandbox_mode_of(mode),
         allow=tuple(str(path.resolve()) for path in allow or []),
         env=tuple(env or []),
     )
@@ -128,13 +155,138 @@ def sandbox_plan(
     return sandbox
 
 
-class SeatName(StrEnum):
-    A = "A"
-    B = "B"
-    C = "C"
-    D = "D"
+@dataclass(frozen=True)
+class LimitOption:
+    """A match limit as an option: the ``MatchLimits`` field it sets and what its help says;
+    its default, bounds and choices are the field's own."""
+
+    field: str
+    help: str
+    #: The help of the tournament's form, one line; ``{default}`` is replaced by the default.
+    brief: str
+    metavar: str | None = None
 
 
-class CacheMedium(StrEnum):
-    pages = "pages"
-    names = "names"
+#: Every match limit a command offers, by the option's name (``--memory-limit`` sets
+#: ``memory_mb``), in the order ``referee match --help`` lists them.
+LIMIT_OPTIONS: Final = {
+    "move_timeout": LimitOption(
+        "move_timeout", "Seconds per decision.", "Seconds per decision.", "S"
+    ),
+    "startup_timeout": LimitOption(
+        "startup_timeout", "Seconds to answer hello.", "Seconds to answer hello.", "S"
+    ),
+    "time_bank": LimitOption(
+        "time_bank",
+        "Extra seconds per seat for the match, spent on overruns.",
+        "Extra seconds per seat and match.",
+        "S",
+    ),
+    "max_rejections": LimitOption(
+        "max_rejections",
+        "The Nth refused answer to one decision is a fault.",
+        "The Nth refused answer is a fault.",
+    ),
+    "on_fault": LimitOption(
+        "on_fault",
+        "forfeit: a fault loses the match. random: a seeded random legal action is played for"
+        " the seat and a strike recorded.",
+        "forfeit or random.",
+    ),
+    "max_strikes": LimitOption(
+        "max_strikes",
+        "Strikes allowed under --on-fault random; the next forfeits.",
+        "Strikes allowed under random.",
+    ),
+    "max_hands": LimitOption(
+        "max_hands",
+        "End the match unfinished after this many hands.",
+        "Hands before a match is unfinished.",
+    ),
+    "max_line_bytes": LimitOption(
+        "max_line_bytes",
+        "Longest line a bot may send; longer is a fault.",
+        "Longest line a bot may send ({default}).",
+    ),
+    "memory_limit": LimitOption(
+        "memory_mb",
+        "MiB of memory per seat (sandbox bound).",
+        "MiB of memory per seat ({default}).",
+        "MIB",
+    ),
+    "scratch_limit": LimitOption(
+        "scratch_mb",
+        "MiB of scratch space per seat (sandbox bound).",
+        "MiB of scratch per seat ({default}).",
+        "MIB",
+    ),
+    "cpu_limit": LimitOption(
+        "cpu_seconds",
+        "CPU seconds per bot process (sandbox bound).",
+        "CPU seconds per bot process ({default}).",
+        "S",
+    ),
+    "max_processes": LimitOption(
+        "max_processes",
+        "Processes and threads per seat's tree (sandbox bound).",
+        "Processes per seat's tree ({default}).",
+        "N",
+    ),
+}
+
+#: Limits are logged in milliseconds: "more than 0 seconds" starts at one.
+_MILLISECOND: Final = 0.001
+
+
+def limit_bounds(field: str) -> tuple[Any, Any]:
+    """(lowest, highest) value of a ``MatchLimits`` field, from its ``msgspec.Meta``."""
+    struct = msgspec.inspect.type_info(MatchLimits)
+    assert isinstance(struct, msgspec.inspect.StructType)
+    kind = next(f.type for f in struct.fields if f.name == field)
+    assert isinstance(kind, msgspec.inspect.IntType | msgspec.inspect.FloatType), kind
+    assert kind.lt is None and kind.le is not None, kind  # every bounded limit says its top
+    step = 1 if isinstance(kind, msgspec.inspect.IntType) else _MILLISECOND
+    return (kind.ge if kind.gt is None else kind.gt + step), kind.le
+
+
+def limit_option(name: str, *, optional: bool = False) -> Any:
+    """The typer option of match limit ``name`` (a key of ``LIMIT_OPTIONS``); its parameter's
+    default is the field's, ``DEFAULT_LIMITS.<field>``. ``optional``: the tournament's form,
+    whose parameter defaults to None (its configuration may set the limit) with the brief
+    help."""
+    option = LIMIT_OPTIONS[name]
+    default = getattr(DEFAULT_LIMITS, option.field)
+    text = option.brief.format(default=default) if optional else option.help
+    if isinstance(default, str):  # a choice: an enum made from the field's Literal
+        return typer.Option(metavar=option.metavar, help=text)
+    low, high = limit_bounds(option.field)
+    if isinstance(default, float):
+        return typer.Option(metavar=option.metavar, callback=seconds(low, high), help=text)
+    return typer.Option(min=low, max=high, metavar=option.metavar, help=text)
+
+
+def limit_fields(**options: Any) -> dict[str, Any]:
+    """The ``MatchLimits`` fields the given limit options set, by field name; options that
+    are None (not given) are left out, a choice becomes its value."""
+    return {
+        LIMIT_OPTIONS[name].field: value.value if isinstance(value, StrEnum) else value
+        for name, value in options.items()
+        if value is not None
+    }
+
+
+#: The limit options, each a parameter's type: ``move_timeout: MoveTimeout =
+#: DEFAULT_LIMITS.move_timeout`` (the tournament's form: ``Annotated[float | None,
+#: limit_option("move_timeout", optional=True)] = None``).
+MoveTimeout = Annotated[float, limit_option("move_timeout")]
+StartupTimeout = Annotated[float, limit_option("startup_timeout")]
+TimeBank = Annotated[float, limit_option("time_bank")]
+MaxRejections = Annotated[int, limit_option("max_rejections")]
+OnFaultOption = Annotated[OnFault, limit_option("on_fault")]
+MaxStrikes = Annotated[int, limit_option("max_strikes")]
+MaxHands = Annotated[int, limit_option("max_hands")]
+MaxLineBytes = Annotated[int, limit_option("max_line_bytes")]
+MemoryLimit = Annotated[int, limit_option("memory_limit")]
+ScratchLimit = Annotated[int, limit_option("scratch_limit")]
+CpuLimit = Annotated[int, limit_option("cpu_limit")]
+MaxProcesses = Annotated[int, limit_option("max_processes")]
