@@ -6,7 +6,6 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
-import msgspec
 import typer
 
 from referee.terminal import shown
@@ -15,15 +14,18 @@ if TYPE_CHECKING:
     from referee.record.log import LogFile
 
 from referee.cli.app import app
+from referee.cli.exits import FAILED
 from referee.cli.match import play
 from referee.cli.options import (
     ALLOW_HELP,
+    DEFAULT_SANDBOX_MODE,
     ENV_HELP,
     SANDBOX_HELP,
     Sandbox,
     SeatName,
     fail,
     sandbox_plan,
+    seat_of,
 )
 
 
@@ -78,9 +80,9 @@ def replay_command(
             " --public: only that one).",
         ),
     ] = False,
-    sandbox: Annotated[Sandbox, typer.Option(help="With --rerun: " + SANDBOX_HELP)] = (
-        Sandbox.auto
-    ),
+    sandbox: Annotated[
+        Sandbox, typer.Option(help="With --rerun: " + SANDBOX_HELP)
+    ] = DEFAULT_SANDBOX_MODE,
     sandbox_allow: Annotated[
         list[Path] | None,
         typer.Option(metavar="PATH", help="With --rerun: " + ALLOW_HELP, show_default=False),
@@ -112,7 +114,7 @@ def replay_command(
         raise fail(str(exc)) from None
     try:
         if html:
-            _write_page(replay_log, out, seat.value if seat else ("public" if public else None))
+            _write_page(replay_log, out, seat_of(seat) if seat else ("public" if public else None))
         elif verify:
             _verify(replay_log)
         elif json_output:
@@ -134,7 +136,7 @@ def replay_command(
             from referee.record import render
 
             if seat is not None:
-                lines = render.seat_lines(replay_log, seat.value)
+                lines = render.seat_lines(replay_log, seat_of(seat))
             elif public:
                 lines = render.public_lines(replay_log)
             else:
@@ -144,7 +146,7 @@ def replay_command(
     except VerificationError as exc:
         unwritten = "; no page was written" if html else ""
         typer.echo(f"verification failed: {shown(str(exc))}{unwritten}", err=True)
-        raise typer.Exit(1) from None
+        raise typer.Exit(FAILED) from None
     except RefereeError as exc:
         raise fail(f"{log}: the log does not follow the rules ({exc}); run --verify") from None
 
@@ -152,7 +154,7 @@ def replay_command(
 def _write_page(replay_log: LogFile, out: Path | None, only: str | None) -> None:
     from referee.pages.match_page import match_page, page_path
     from referee.pages.page import PageError, write_page
-    from referee.pages.steps import PERSPECTIVES
+    from referee.record.visibility import PERSPECTIVES
 
     path = replay_log.path
     if out is None:
@@ -185,48 +187,18 @@ def _verify(replay_log: LogFile) -> None:
 def _rerun(
     replay_log: LogFile, sandbox: Sandbox, allow: list[Path] | None, env: list[str] | None
 ) -> None:
-    from referee.record.records import MatchEndRecord
-    from referee.settings import MatchSettings
+    from referee.match.rerun import difference, rerun_of
 
-    header = replay_log.header
-    settings = MatchSettings.from_log(header.seed, header.limits, header.max_hands)
-    if header.sandbox is not None and header.sandbox.memory_mb:  # the bounds it was played under
-        settings = msgspec.structs.replace(
-            settings,
-            memory_mb=header.sandbox.memory_mb,
-            cpu_seconds=header.sandbox.cpu_seconds,
-            max_processes=header.sandbox.max_processes,
-            file_size_mb=header.sandbox.file_size_mb,
-            scratch_mb=header.sandbox.scratch_mb or settings.scratch_mb,
-        )
-    end = replay_log.records[-1]
-    logged = end.game_digest if isinstance(end, MatchEndRecord) else None
-    new_log = replay_log.path.with_name(replay_log.path.stem + ".rerun.jsonl")
-    if new_log.exists():
-        raise fail(f"{new_log} exists (an earlier re-run): remove it first")
-    from referee.match.commands import problem
-
-    for seat, command in header.bots.items():
-        why = problem(command)
-        if why is not None:  # the real cause, not "the game differs"
-            raise fail(
-                f"cannot re-run: seat {seat}: {why}; the logged commands are run as written:"
-                " re-run from the directory the match was played in"
-            )
-    plan = sandbox_plan(sandbox, allow, env, settings, header.bots, [new_log.parent])
-    outcome = play(settings, header.bots, new_log, plan)
-    typer.echo(f"logged game digest: {logged or '(none: the log is truncated)'}")
-    typer.echo(f"rerun game digest:  {outcome.game_digest}  (log: {new_log})")
-    if outcome.game_digest != logged:
-        started = [seat for seat in header.bots if outcome.names.get(seat)]
-        if len(started) < 4:
-            missing = ", ".join(seat for seat in header.bots if seat not in started)
-            typer.echo(
-                f"rerun: the game differs: seat {missing} did not start this time"
-                f" ({shown(outcome.detail)}); see the new log's faults",
-                err=True,
-            )
-        else:
-            typer.echo("rerun: the game differs (are the bots deterministic?)", err=True)
-        raise typer.Exit(1)
+    try:
+        rerun = rerun_of(replay_log)
+    except ValueError as exc:
+        raise fail(str(exc)) from None
+    plan = sandbox_plan(sandbox, allow, env, rerun.settings, rerun.bots, [rerun.log.parent])
+    outcome = play(rerun.settings, rerun.bots, rerun.log, plan)
+    typer.echo(f"logged game digest: {rerun.logged_digest or '(none: the log is truncated)'}")
+    typer.echo(f"rerun game digest:  {outcome.game_digest}  (log: {rerun.log})")
+    why = difference(rerun, outcome)
+    if why is not None:
+        typer.echo(f"rerun: {why}", err=True)
+        raise typer.Exit(FAILED)
     typer.echo("rerun: same game")
