@@ -1,10 +1,25 @@
-"""Typer's help, made to read well: value names a user types, and paragraphs reflowed."""
+"""Typer's help, made to read well: value names a user types, and paragraphs reflowed.
+
+These are the only patches of typer's private API, all here, each named in ``PATCHED``;
+``tests/cli/test_help_patches.py`` fails when a typer release no longer has (or no longer
+calls) one of them, rather than the help quietly going back to ``<int range>`` and lines
+cut at the source's width.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 import typer
+
+#: What is patched: (module, class or None for a module function, attribute). Typer calls
+#: each by that name while it writes help.
+PATCHED: Final = (
+    ("typer.core", "TyperOption", "display_type"),  # read, not replaced
+    ("typer.core", "TyperOption", "display_type_rich"),
+    ("typer.core", "TyperArgument", "display_type_rich"),
+    ("typer.rich_utils", None, "_fix_linebreaks"),
+)
 
 
 def _plain_value_names() -> None:
