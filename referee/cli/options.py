@@ -63,8 +63,7 @@ def bundled_bot(name: str) -> str:
     path = BUNDLED_BOTS / name
     if not path.exists():
         raise fail(
-            f"the bundled bots are missing ({path}): reinstall the referee, or pass bot"
-            " commands"
+            f"the bundled bots are missing ({path}): reinstall the referee, or pass bot commands"
         )
     return shlex.join([sys.executable, str(path)])
 
