@@ -7,6 +7,9 @@ and answered the act it names (or was the fault policy's own seeded choice), eve
 reason and rule, every trick's winner and points, every early end, every hand's marks, the
 fault and strike counts, the winner, and the game digest. The first record that disagrees
 raises ``VerificationError`` with its line and what was expected there.
+
+The re-simulation is the log walk (``record.walk``); the checks on top of it are the start-up's
+(``record.startup``), the decisions' (``record.decisions``) and the end's, here.
 """
 
 from __future__ import annotations
