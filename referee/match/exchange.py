@@ -37,6 +37,10 @@ from referee.wire.messages import Act, ActionAnswer, BotMessage, Hello, Ready, R
 MAX_IGNORED: Final = 100
 
 
+#: What an exchange awaits before its question is out.
+_NOTHING_YET: Final = awaiting_ready()
+
+
 class State(enum.Enum):
     """Where an exchange stands."""
 
@@ -66,7 +70,7 @@ class Exchange:
         #: Lines refused so far.
         self.refused = 0
         self._ignored = 0
-        self._awaited = awaiting_ready()
+        self._awaited = _NOTHING_YET
 
     def _expect(self, awaited: Awaited) -> None:
         self._awaited = awaited
