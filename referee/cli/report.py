@@ -51,7 +51,7 @@ def report_command(
 
     from referee.pages.page import PageError
     from referee.pages.report_command import write_report
-    from referee.tournament.command import TournamentError, sprt_of
+    from referee.tournament.config import TournamentError, sprt_of
     from referee.tournament.results import ResultsError
 
     err = Console(stderr=True, soft_wrap=True)

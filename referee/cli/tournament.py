@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, cast
 
 import typer
 
 from referee.cli.app import app
+from referee.cli.exits import FAILED, OK, by_signal
 from referee.cli.options import (
     SANDBOX_HELP,
     AllowOption,
@@ -15,8 +16,13 @@ from referee.cli.options import (
     OnFault,
     Sandbox,
     fail,
-    seconds,
+    limit_fields,
+    limit_option,
+    sandbox_mode_of,
 )
+
+if TYPE_CHECKING:
+    from referee.tournament.plan import Entrant, Format
 
 
 @app.command("tournament")
@@ -80,50 +86,21 @@ def tournament_command(
     ] = None,
     alpha: Annotated[float | None, typer.Option(help="SPRT false positive rate (0.05).")] = None,
     beta: Annotated[float | None, typer.Option(help="SPRT false negative rate (0.05).")] = None,
-    move_timeout: Annotated[
-        float | None,
-        typer.Option(metavar="S", callback=seconds(0.001, 3600), help="Seconds per decision."),
-    ] = None,
-    startup_timeout: Annotated[
-        float | None,
-        typer.Option(metavar="S", callback=seconds(0.001, 3600), help="Seconds to answer hello."),
-    ] = None,
-    time_bank: Annotated[
-        float | None,
-        typer.Option(
-            metavar="S", callback=seconds(0, 86400), help="Extra seconds per seat and match."
-        ),
-    ] = None,
-    max_rejections: Annotated[
-        int | None, typer.Option(min=1, max=1000, help="The Nth refused answer is a fault.")
-    ] = None,
-    on_fault: Annotated[OnFault | None, typer.Option(help="forfeit or random.")] = None,
-    max_strikes: Annotated[
-        int | None, typer.Option(min=0, max=1000, help="Strikes allowed under random.")
-    ] = None,
-    max_hands: Annotated[
-        int | None, typer.Option(min=1, max=1_000_000, help="Hands before a match is unfinished.")
-    ] = None,
+    move_timeout: Annotated[float | None, limit_option("move_timeout", optional=True)] = None,
+    startup_timeout: Annotated[float | None, limit_option("startup_timeout", optional=True)] = None,
+    time_bank: Annotated[float | None, limit_option("time_bank", optional=True)] = None,
+    max_rejections: Annotated[int | None, limit_option("max_rejections", optional=True)] = None,
+    on_fault: Annotated[OnFault | None, limit_option("on_fault", optional=True)] = None,
+    max_strikes: Annotated[int | None, limit_option("max_strikes", optional=True)] = None,
+    max_hands: Annotated[int | None, limit_option("max_hands", optional=True)] = None,
     sandbox: Annotated[
         Sandbox | None, typer.Option(help=SANDBOX_HELP + " Default: auto.", show_default=False)
     ] = None,
     sandbox_allow: AllowOption = None,
-    memory_limit: Annotated[
-        int | None,
-        typer.Option(min=16, max=1 << 20, metavar="MIB", help="MiB of memory per seat (1024)."),
-    ] = None,
-    cpu_limit: Annotated[
-        int | None,
-        typer.Option(min=1, max=1 << 20, metavar="S", help="CPU seconds per bot process (600)."),
-    ] = None,
-    max_processes: Annotated[
-        int | None,
-        typer.Option(min=1, max=1 << 16, metavar="N", help="Processes per seat's tree (128)."),
-    ] = None,
-    scratch_limit: Annotated[
-        int | None,
-        typer.Option(min=1, max=1 << 20, metavar="MIB", help="MiB of scratch per seat (256)."),
-    ] = None,
+    memory_limit: Annotated[int | None, limit_option("memory_limit", optional=True)] = None,
+    cpu_limit: Annotated[int | None, limit_option("cpu_limit", optional=True)] = None,
+    max_processes: Annotated[int | None, limit_option("max_processes", optional=True)] = None,
+    scratch_limit: Annotated[int | None, limit_option("scratch_limit", optional=True)] = None,
     sandbox_env: EnvOption = None,
     fresh_bots: Annotated[
         bool,
@@ -150,49 +127,68 @@ def tournament_command(
     Each pairing plays every deal seed twice, once with each entrant as A+C, so the luck of
     the deal cancels out. Results are appended to the results file as matches end.
     """
-    from referee.tournament.command import Options, TournamentError, run
-
-    limits = {
-        key: value
-        for key, value in {
-            "move_timeout": move_timeout,
-            "startup_timeout": startup_timeout,
-            "time_bank": time_bank,
-            "max_rejections": max_rejections,
-            "on_fault": on_fault.value if on_fault else None,
-            "max_strikes": max_strikes,
-            "max_hands": max_hands,
-            "memory_mb": memory_limit,
-            "cpu_seconds": cpu_limit,
-            "max_processes": max_processes,
-            "scratch_mb": scratch_limit,
-        }.items()
-        if value is not None
-    }
-    options = Options(
-        config=config,
-        bots=bot,
-        seeds=seeds,
-        seed=seed,
-        format=format,
-        jobs=jobs,
-        results=results,
-        logs=logs,
-        resume=resume,
-        dask=dask,
-        sprt=sprt,
-        alpha=alpha,
-        beta=beta,
-        json_output=json_output,
-        limits=limits,
-        sandbox=sandbox.value if sandbox else None,
-        sandbox_allow=sandbox_allow,
-        sandbox_env=sandbox_env,
-        fresh_bots=fresh_bots,
-        report=report,
+    from referee.pages.report_command import report_lines
+    from referee.tournament.config import (
+        TournamentConfig,
+        TournamentError,
+        TournamentOptions,
+        configure,
     )
+    from referee.tournament.driver import run
+    from referee.tournament.terminal_output import JsonOutput, TerminalOutput
+
+    limits = limit_fields(
+        move_timeout=move_timeout,
+        startup_timeout=startup_timeout,
+        time_bank=time_bank,
+        max_rejections=max_rejections,
+        on_fault=on_fault,
+        max_strikes=max_strikes,
+        max_hands=max_hands,
+        memory_limit=memory_limit,
+        cpu_limit=cpu_limit,
+        max_processes=max_processes,
+        scratch_limit=scratch_limit,
+    )
+    output = JsonOutput() if json_output else TerminalOutput()
+
+    def report_of(config: TournamentConfig) -> list[str]:
+        return report_lines(config.results, config.sprt, output.err)
+
     try:
-        status = run(options)
+        options = TournamentOptions(
+            bot=[_entrant(text) for text in bot or []],
+            seeds=seeds,
+            seed=seed,
+            format=cast("Format | None", format),  # checked with the file's
+            jobs=jobs,
+            results=None if results is None else str(results),
+            logs=None if logs is None else str(logs),
+            dask=dask,
+            sprt=sprt,
+            alpha=alpha,
+            beta=beta,
+            match=limits,
+            sandbox=sandbox_mode_of(sandbox) if sandbox else None,
+            sandbox_allow=[str(path) for path in sandbox_allow or []],
+            sandbox_env=sandbox_env or [],
+            fresh_bots=fresh_bots,
+            report=report,
+        )
+        outcome = run(configure(options, config, resume), output, report_of)
     except TournamentError as exc:
         raise fail(str(exc)) from None
-    raise typer.Exit(status)
+    if outcome.interrupted is not None:
+        raise typer.Exit(by_signal(outcome.interrupted))
+    raise typer.Exit(FAILED if outcome.not_played else OK)
+
+
+def _entrant(text: str) -> Entrant:
+    """An entrant from ``--bot NAME=COMMAND``."""
+    from referee.tournament.config import TournamentError
+    from referee.tournament.plan import Entrant
+
+    name, sep, command = text.partition("=")
+    if not sep or not command.strip():
+        raise TournamentError(f"--bot {text!r}: write NAME=COMMAND")
+    return Entrant(name=name.strip(), command=command.strip())

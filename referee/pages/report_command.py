@@ -54,6 +54,18 @@ def write_report(results: Path, out: Path | None, sprt: Sprt | None, err: Consol
     return Written(out, len(matches), [row for row in rows if row.page is None])
 
 
+def report_lines(results: Path, sprt: Sprt | None, err: Console) -> list[str]:
+    """Write the report at the end of ``referee tournament --report``; the lines to say of it.
+    A report that cannot be written is said, never raised: the tournament itself is done."""
+    try:
+        written = write_report(results, None, sprt, err)
+    except OSError as exc:
+        return [f"no report: cannot write {exc.filename}: {exc.strerror}"]
+    except ValueError as exc:  # the results file changed under us, or a page would replace it
+        return [f"no report: {exc}"]
+    return [f"report: {written.report}", *written.missing_lines()]
+
+
 def _check(header: ResultsHeader, matches: list[MatchResult], path: Path) -> None:
     """A results file is data like any other: refuse one whose matches name entrants the
     tournament does not have, or marks of no partnership."""

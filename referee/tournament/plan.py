@@ -65,7 +65,7 @@ class MatchJob(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     #: The tournament's fingerprint: kept bots are lent only within their own tournament.
     tournament: str = ""
     #: Another match on these deals was played before it in this tournament: what its bots
-    #: left in the kernel's caches is wiped before this one's start (``run.play``).
+    #: left in the kernel's caches is wiped before this one's start (``worker.play``).
     after_same_deals: bool = False
 
     @property

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from test_tournament_workers import _result_of
+from support.tournaments import result_of
 
 from referee.tournament.plan import Entrant, MatchJob, TournamentSettings, plan
 from referee.tournament.run import run_jobs
@@ -39,7 +39,7 @@ class _Threads(cf.Executor):
             time.sleep(random.uniform(0.001, 0.01))
             with self.lock:
                 self.flying.remove(job.deals)
-            return _result_of(job)
+            return result_of(job)
 
         return self.pool.submit(play)
 

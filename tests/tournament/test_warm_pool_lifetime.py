@@ -14,11 +14,11 @@ from referee.sandbox.jail import SeatJail
 from referee.sandbox.policy import plan as plan_sandbox
 from referee.seating.pool import WarmPool
 from referee.settings import MatchSettings, SandboxSettings
-from referee.tournament import run
-from referee.tournament.plan import Entrant, TournamentSettings, plan
+from referee.tournament import worker
+from referee.tournament.plan import Entrant, MatchJob, TournamentSettings, plan
 
 
-def jobs(tmp_path: Path, marker: str) -> list[run.MatchJob]:
+def jobs(tmp_path: Path, marker: str) -> list[MatchJob]:
     settings = TournamentSettings(
         entrants=[Entrant("a", many_bot(marker)), Entrant("b", many_bot(marker))], seeds=2, seed=4
     )
@@ -30,8 +30,8 @@ def test_processes_idle_too_long_are_closed_by_the_pool(
 ) -> None:
     marker = f"idle-{tmp_path.name}"
     pool = WarmPool(idle_seconds=0.4)
-    monkeypatch.setattr(run, "warm_pool", lambda: pool)
-    run.play(jobs(tmp_path, marker)[0])
+    monkeypatch.setattr(worker, "warm_pool", lambda: pool)
+    worker.play(jobs(tmp_path, marker)[0])
     assert len(pool.processes()) == 4 and with_marker(marker)
     assert gone(marker), "the expiry thread closed them"
     assert pool.processes() == []
@@ -43,15 +43,15 @@ def test_a_kept_bot_that_cannot_be_made_ready_is_closed_not_lost(
 ) -> None:
     marker = f"broken-{tmp_path.name}"
     pool = WarmPool()
-    monkeypatch.setattr(run, "warm_pool", lambda: pool)
+    monkeypatch.setattr(worker, "warm_pool", lambda: pool)
     planned = jobs(tmp_path, marker)
-    run.play(planned[0])
+    worker.play(planned[0])
 
     def broken(self: SeatJail, pid: int) -> str | None:
         raise OSError(5, "Input/output error")
 
     monkeypatch.setattr(SeatJail, "next_match", broken)
-    third = run.play(planned[2])  # new deals: the kept four would be lent
+    third = worker.play(planned[2])  # new deals: the kept four would be lent
     assert third.end == "void"  # every seat failed to start, and the log says why
     assert pool.processes() == [], "each kept bot that failed was closed, none left lent"
     pool.close()
@@ -91,8 +91,8 @@ def test_killing_a_pool_leaves_no_bot(tmp_path: Path, monkeypatch: pytest.Monkey
     """What a worker does when the tournament is gone (``kill -9``): SIGKILL at once."""
     marker = f"killed-{tmp_path.name}"
     pool = WarmPool()
-    monkeypatch.setattr(run, "warm_pool", lambda: pool)
-    run.play(jobs(tmp_path, marker)[0])
+    monkeypatch.setattr(worker, "warm_pool", lambda: pool)
+    worker.play(jobs(tmp_path, marker)[0])
     assert with_marker(marker)
     pool.kill_now()
     assert gone(marker, within=2.0)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from support.processes import many_bot, with_marker
-from test_warm_pools import seatings, tournament
+from support.tournaments import seatings, warm_tournament
 
 from referee.sandbox.layers import available
 from referee.tournament.results import read_results
@@ -20,7 +20,7 @@ def test_nested_directories_in_a_kept_bots_scratch_are_emptied(tmp_path: Path) -
     bots = [
         arg for name in "ab" for arg in ("--bot", f"{name}={many_bot(marker, '--nest', '2000')}")
     ]
-    tournament(tmp_path, *bots, "--seeds", "2", "--jobs", "1")
+    warm_tournament(tmp_path, *bots, "--seeds", "2", "--jobs", "1")
     _, results = read_results(tmp_path / "results.jsonl")
     assert len(results) == 4  # every match played: none lost to a scratch left full
     assert all(result.forfeit is None for result in results), [r.forfeit for r in results]

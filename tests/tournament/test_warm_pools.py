@@ -3,58 +3,23 @@ bot processes (``tests/bots/many_bot.py`` tells on stderr what each match showed
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
 import sys
 import time
 from collections import defaultdict
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
-from support.processes import gone, many_bot, referee, with_marker
+from support.processes import gone, many_bot, with_marker
+from support.tournaments import Seating, seatings, warm_tournament
 
 from referee.match.table import bot_seed
 from referee.record.log import read_log
 from referee.record.records import BotReady, DealRecord, FaultRecord
 from referee.record.verify import verify
-from referee.rules.tiles import Seat
 from referee.tournament.results import read_results
-
-
-@dataclass
-class Seating:
-    """One seat of one match, as its bot told it on stderr."""
-
-    match_id: str
-    seat: Seat
-    hello: dict[str, Any]
-    views: list[dict[str, Any]]
-
-
-def seatings(logs: Path) -> list[Seating]:
-    found = []
-    for stderr in sorted(logs.glob("*.stderr")):
-        match_id, seat = stderr.name.removesuffix(".stderr").rsplit(".", 1)
-        lines = [json.loads(line) for line in stderr.read_text().splitlines()]
-        hellos = [line for line in lines if "hello" in line]
-        assert len(hellos) == 1, f"{stderr.name}: one hello per match and seat"
-        views = [line for line in lines if "view" in line]
-        found.append(Seating(match_id.removesuffix(".jsonl"), seat, hellos[0], views))  # type: ignore[arg-type]
-    return found
-
-
-def tournament(directory: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    result = referee(
-        "tournament", "--results", str(directory / "results.jsonl"), "--seed", "7", *args,
-        cwd=directory,
-    )  # fmt: skip
-    assert result.returncode == 0, result.stderr
-    return result
-
 
 THREE = ("--seeds", "3", "--jobs", "1")
 
@@ -70,7 +35,7 @@ def warm_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     seeds, in both legs."""
     directory = tmp_path_factory.mktemp("warm")
     marker = f"warm-{directory.name}"
-    tournament(directory, *three_entrants(marker), *THREE)
+    warm_tournament(directory, *three_entrants(marker), *THREE)
     assert not with_marker(marker), "the tournament ended, and so did every kept bot"
     return directory
 
@@ -129,7 +94,7 @@ def test_no_process_plays_the_same_deals_twice_or_two_seats_of_a_match(warm_run:
 
 def test_fresh_bots_and_warm_pools_play_the_same_games(warm_run: Path, tmp_path: Path) -> None:
     marker = f"fresh-{tmp_path.name}"
-    tournament(tmp_path, *three_entrants(marker), *THREE, "--fresh-bots")
+    warm_tournament(tmp_path, *three_entrants(marker), *THREE, "--fresh-bots")
     _, fresh = read_results(tmp_path / "results.jsonl")
     _, warm = read_results(warm_run / "results.jsonl")
     assert {r.match_id: r.game_digest for r in fresh} == {r.match_id: r.game_digest for r in warm}
@@ -145,7 +110,7 @@ def test_a_bot_that_misbehaves_between_matches_is_restarted_and_charged_there(
     tmp_path: Path, misbehaviour: str, reason: str
 ) -> None:
     marker = f"restart-{tmp_path.name}"
-    tournament(tmp_path, "--bot", f"a={many_bot(marker, misbehaviour, '1')}",
+    warm_tournament(tmp_path, "--bot", f"a={many_bot(marker, misbehaviour, '1')}",
                "--bot", f"b={many_bot(marker)}", "--seeds", "2", "--jobs", "1",
                "--startup-timeout", "1")  # fmt: skip
     assert not with_marker(marker)
@@ -214,7 +179,7 @@ def test_a_kept_bot_is_retired_before_its_cpu_bound_could_stop_it(
     burner = many_bot(marker, "--burn", "0.7")
     if wrapped:
         burner = f"/bin/sh -c '{burner}; :'"
-    tournament(tmp_path, "--bot", f"a={burner}", "--bot", f"b={many_bot(marker)}",
+    warm_tournament(tmp_path, "--bot", f"a={burner}", "--bot", f"b={many_bot(marker)}",
                "--seeds", "3", "--jobs", "1", "--cpu-limit", "2")  # fmt: skip
     _, results = read_results(tmp_path / "results.jsonl")
     assert all(result.faults == {seat: {} for seat in "ABCD"} for result in results)
@@ -229,7 +194,7 @@ def test_a_kept_bot_is_retired_before_its_cpu_bound_could_stop_it(
 
 def test_what_a_kept_bot_wrote_between_matches_is_not_judged_in_the_next(tmp_path: Path) -> None:
     marker = f"late-{tmp_path.name}"
-    tournament(tmp_path, "--bot", f"a={many_bot(marker, '--late-answer')}",
+    warm_tournament(tmp_path, "--bot", f"a={many_bot(marker, '--late-answer')}",
                "--bot", f"b={many_bot(marker)}", "--seeds", "2", "--jobs", "1")  # fmt: skip
     _, results = read_results(tmp_path / "results.jsonl")
     reused = 0
@@ -248,7 +213,7 @@ def test_what_a_kept_bot_wrote_between_matches_is_not_judged_in_the_next(tmp_pat
 def test_dask_workers_keep_bots_warm_and_leave_none_behind(tmp_path: Path) -> None:
     pytest.importorskip("distributed")
     marker = f"dask-{tmp_path.name}"
-    tournament(tmp_path, "--bot", f"a={many_bot(marker)}", "--bot", f"b={many_bot(marker)}",
+    warm_tournament(tmp_path, "--bot", f"a={many_bot(marker)}", "--bot", f"b={many_bot(marker)}",
                "--seeds", "3", "--jobs", "1", "--dask", "local")  # fmt: skip
     _, results = read_results(tmp_path / "results.jsonl")
     readies = [
@@ -278,7 +243,7 @@ def _states(pids: list[int]) -> set[str]:
 def test_a_kept_bot_is_stopped_while_it_waits_and_runs_again_when_lent(tmp_path: Path) -> None:
     """An idle kept process could spend CPU nobody counts, or signal to a match it is not in
     (by its load, its process count): it is stopped until it is lent again."""
-    from referee.tournament import run
+    from referee.tournament import worker
     from referee.tournament.plan import Entrant, TournamentSettings, plan
 
     marker = f"stopped-{tmp_path.name}"
@@ -286,18 +251,18 @@ def test_a_kept_bot_is_stopped_while_it_waits_and_runs_again_when_lent(tmp_path:
         entrants=[Entrant("a", many_bot(marker)), Entrant("b", many_bot(marker))], seeds=2, seed=3
     )
     jobs = plan(settings, tmp_path / "logs")
-    run.close_pools()  # bots other tests played in this process
+    worker.close_pools()  # bots other tests played in this process
     try:
-        run.play(jobs[0])
-        kept = run.warm_pool().processes()
+        worker.play(jobs[0])
+        kept = worker.warm_pool().processes()
         assert len(kept) == 4
         assert _states([bot.process.pid for bot in kept]) == {"T"}
-        run.play(jobs[1])  # the other leg: four more processes
-        third = run.play(jobs[2])  # new deals: the first four are lent again
+        worker.play(jobs[1])  # the other leg: four more processes
+        third = worker.play(jobs[2])  # new deals: the first four are lent again
         assert third.faults == {seat: {} for seat in "ABCD"}
         readies = [r for r in read_log(Path(third.log)).records if isinstance(r, BotReady)]
         assert all(ready.reused for ready in readies)
-        assert _states([bot.process.pid for bot in run.warm_pool().processes()]) == {"T"}
+        assert _states([bot.process.pid for bot in worker.warm_pool().processes()]) == {"T"}
     finally:
-        run.close_pools()
+        worker.close_pools()
     assert not with_marker(marker)

@@ -1,17 +1,14 @@
 """Tournaments against hostile workers' fates: a worker process killed in mid-match is replaced
 and its match played again, a match that can never be played is given up and named (exit 1),
-an executor that fails is reported, not a traceback; match ids and log names hide the seeds;
-the results file and the logs directory are the operator's alone."""
+a lost Dask worker fails its match without a traceback, and ``run_jobs`` against executors that
+lose workers, fail, cancel or refuse work; the worker pool itself."""
 
 from __future__ import annotations
 
 import concurrent.futures as cf
 import os
-import shlex
 import signal
-import stat
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -21,33 +18,13 @@ from typing import Any
 
 import msgspec
 import pytest
+from support.tournaments import INSTANT, PYTHON, entrants_of, made_up_jobs, mode, result_of
 
 from referee.record.log import read_log
-from referee.tournament import command
-from referee.tournament.plan import Entrant, MatchJob, TournamentSettings, deal_seeds, plan
-from referee.tournament.results import MatchResult, ResultsError, ResultsFile, read_results
-from referee.tournament.run import (
-    MAX_ATTEMPTS,
-    WorkerLost,
-    WorkerPool,
-    _stop_with_parent,
-    play,
-    run_jobs,
-)
-
-ROOT = Path(__file__).resolve().parents[2]
-PYTHON = sys.executable
-INSTANT = shlex.join([PYTHON, str(ROOT / "referee" / "bench" / "instant_bot.py")])
-
-
-@pytest.fixture(autouse=True)
-def _fake_commands_may_start(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Many tests here plan tournaments of made-up commands ("bot-a") and play them through
-    fake executors: the check that a command can start (tested in test_cli_first_hour.py)
-    would refuse them before the code under test runs."""
-    from referee.tournament import command
-
-    monkeypatch.setattr(command, "problem", lambda _command: None)
+from referee.tournament.plan import MatchJob, TournamentSettings, plan
+from referee.tournament.results import read_results
+from referee.tournament.run import MAX_ATTEMPTS, WorkerLost, WorkerPool, run_jobs
+from referee.tournament.worker import play, stop_with_parent
 
 
 def _start(
@@ -60,16 +37,6 @@ def _start(
         text=True,
         cwd=directory,
         env=None if env is None else {**os.environ, **env},
-    )
-
-
-def _tournament(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [PYTHON, "-m", "referee", "tournament", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
     )
 
 
@@ -126,10 +93,6 @@ def _oom_killer(referee: subprocess.Popen[str], log: Path, times: int) -> Iterat
         thread.join()
 
 
-def _mode(path: Path) -> int:
-    return stat.S_IMODE(path.stat().st_mode)
-
-
 def _bots(tmp_path: Path) -> list[str]:
     return [
         "--bot",
@@ -167,8 +130,8 @@ def test_a_killed_worker_is_replaced_and_its_match_played_again(tmp_path: Path) 
         assert log.broken_at is None and log.truncated is None, result.log
         assert log.head == result.log_digest
     assert msgspec.json.decode(stdout)["matches"] == 4
-    assert _mode(tmp_path / "results.jsonl") == 0o600
-    assert _mode(tmp_path / "logs") == 0o700
+    assert mode(tmp_path / "results.jsonl") == 0o600
+    assert mode(tmp_path / "logs") == 0o700
 
 
 def test_a_match_that_can_never_be_played_is_given_up_and_named(tmp_path: Path) -> None:
@@ -217,14 +180,6 @@ def test_a_lost_dask_worker_fails_its_match_without_a_traceback(tmp_path: Path) 
 # -- run_jobs against failing executors (no processes) ----------------------------------------
 
 
-def _entrants() -> list[Entrant]:
-    return [Entrant("a", "bot-a"), Entrant("b", "bot-b")]
-
-
-def _jobs(tmp_path: Path, seeds: int = 2) -> list[MatchJob]:
-    return plan(TournamentSettings(entrants=_entrants(), seeds=seeds, seed=1), tmp_path)
-
-
 class _Scripted(cf.Executor):
     """Answers each submitted job with ``outcome(job, attempt)``: a result or an exception."""
 
@@ -247,34 +202,14 @@ class _Scripted(cf.Executor):
         return future
 
 
-def _result_of(job: MatchJob) -> MatchResult:
-    return MatchResult(
-        match_id=job.match_id,
-        first=job.first.name,
-        second=job.second.name,
-        seed=job.seed,
-        leg=job.leg,
-        winner_side=None,
-        winner=None,
-        marks={"AC": 0, "BD": 0},
-        hands=0,
-        end="max_hands",
-        forfeit=None,
-        faults={},
-        game_digest="",
-        log_digest="",
-        log=job.log,
-    )
-
-
 def test_lost_workers_are_retried_then_given_up(tmp_path: Path) -> None:
-    jobs = _jobs(tmp_path)
+    jobs = made_up_jobs(tmp_path)
     unlucky, once = jobs[0].match_id, jobs[1].match_id
 
     def outcome(job: MatchJob, attempt: int) -> Any:
         if job.match_id == unlucky or (job.match_id == once and attempt == 1):
             return WorkerLost("its worker process died")
-        return _result_of(job)
+        return result_of(job)
 
     executor = _Scripted(outcome)
     retries: list[tuple[str, int]] = []
@@ -301,9 +236,9 @@ def test_lost_workers_are_retried_then_given_up(tmp_path: Path) -> None:
 
 
 def test_referee_errors_and_cancelled_matches_are_not_retried(tmp_path: Path) -> None:
-    jobs = _jobs(tmp_path)
+    jobs = made_up_jobs(tmp_path)
     failing = {jobs[0].match_id: RuntimeError("the referee broke"), jobs[1].match_id: "cancel"}
-    executor = _Scripted(lambda job, attempt: failing.get(job.match_id) or _result_of(job))
+    executor = _Scripted(lambda job, attempt: failing.get(job.match_id) or result_of(job))
     errors: list[tuple[str, BaseException]] = []
     progress = run_jobs(
         executor,
@@ -329,160 +264,13 @@ def test_an_executor_that_refuses_work_gets_no_more(tmp_path: Path) -> None:
     errors: list[str] = []
     progress = run_jobs(
         Broken(),
-        _jobs(tmp_path),
+        made_up_jobs(tmp_path),
         window=2,
         on_result=lambda result: True,
         on_error=lambda job, error: errors.append(job.match_id),
     )
     assert Broken.calls == 1 and len(errors) == 1
     assert progress.stopped is not None and "refused" in progress.stopped
-
-
-def test_command_names_every_match_not_played_and_exits_1(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """An executor that breaks halfway: the matches never started are missing too."""
-
-    def broken_after_two(
-        executor: Any, jobs: Any, window: int, on_result: Any, **rest: Any
-    ) -> None:
-        for job in jobs[:2]:
-            on_result(_result_of(job))
-        rest["on_error"](jobs[2], RuntimeError("the cluster went away"))
-
-    @contextmanager
-    def no_executor(jobs: int) -> Iterator[tuple[None, int]]:
-        yield None, jobs
-
-    monkeypatch.setattr(command, "run_jobs", broken_after_two)
-    monkeypatch.setattr(command, "local_executor", no_executor)
-    options = command.Options(
-        bots=["a=bot-a", "b=bot-b"], seeds=3, seed=1, jobs=1, results=tmp_path / "r.jsonl"
-    )
-    assert command.run(options) == 1
-    stderr = capsys.readouterr().err
-    missing = [job.match_id for job in _jobs(tmp_path, seeds=3)[2:]]
-    assert "match a~b~s1~1 failed: RuntimeError: the cluster went away" in stderr
-    assert f"4 of 6 matches not played: {', '.join(missing)};" in stderr
-    assert "--resume" in stderr
-
-
-# -- seeds stay out of names -------------------------------------------------------------------
-
-
-def test_no_name_in_the_logs_directory_holds_a_deal_seed(tmp_path: Path) -> None:
-    results = tmp_path / "results.jsonl"
-    done = _tournament(
-        *("--bot", f"a={INSTANT}", "--bot", f"b={INSTANT}", "--seeds", "2", "--seed", "11"),
-        *("--jobs", "2", "--results", str(results)),
-    )
-    assert done.returncode == 0, done.stderr
-    names = [path.name for path in (tmp_path / "logs").iterdir()]  # logs and stderr files
-    for seed in deal_seeds(11, 2):
-        for text in (f"{seed:x}", f"{seed:016x}", str(seed)):
-            assert not [name for name in names if text in name]
-    assert sorted(name for name in names if name.endswith(".jsonl")) == [
-        "a~b~s0~1.jsonl",
-        "a~b~s0~2.jsonl",
-        "a~b~s1~1.jsonl",
-        "a~b~s1~2.jsonl",
-    ]
-    # The results file keeps the seeds (it is the operator's alone).
-    assert {result.seed for result in read_results(results)[1]} == set(deal_seeds(11, 2))
-
-
-def test_a_results_file_with_ids_this_tournament_does_not_plan_is_refused(
-    tmp_path: Path,
-) -> None:
-    """An older referee named matches by their seed: resuming its file would play them all
-    again under the new names and count them twice."""
-    jobs = _jobs(tmp_path)
-    settings = TournamentSettings(entrants=_entrants(), seeds=2, seed=1)
-    path = tmp_path / "results.jsonl"
-    results_file = ResultsFile.open(path, settings, resume=False)
-    old = _result_of(jobs[0])
-    results_file.append(msgspec.structs.replace(old, match_id=f"a~b~{old.seed:016x}~1"))
-    results_file.close()
-    with pytest.raises(ResultsError, match="does not plan"):
-        ResultsFile.open(path, settings, resume=True)
-
-
-def test_a_new_tournament_does_not_overwrite_another_ones_logs(tmp_path: Path) -> None:
-    logs = tmp_path / "logs"
-    logs.mkdir()
-    (logs / "a~b~s0~1.jsonl").write_text("another tournament's log\n")
-    options = command.Options(
-        bots=["a=bot-a", "b=bot-b"], seeds=1, seed=2, results=tmp_path / "r.jsonl", logs=logs
-    )
-    with pytest.raises(command.TournamentError, match=r"already holds a~b~s0~1\.jsonl"):
-        command.run(options)
-    assert (logs / "a~b~s0~1.jsonl").read_text() == "another tournament's log\n"
-    assert not (tmp_path / "r.jsonl").exists()
-
-
-# -- file modes --------------------------------------------------------------------------------
-
-
-@contextmanager
-def _umask(mask: int) -> Iterator[None]:
-    old = os.umask(mask)
-    try:
-        yield
-    finally:
-        os.umask(old)
-
-
-@pytest.mark.parametrize("mask", [0o000, 0o022, 0o277])
-def test_the_results_file_is_the_operators_alone_whatever_the_umask(
-    tmp_path: Path, mask: int
-) -> None:
-    settings = TournamentSettings(entrants=_entrants(), seeds=1, seed=1)
-    with _umask(mask):
-        ResultsFile.open(tmp_path / "new" / "results.jsonl", settings, False).close()
-    assert _mode(tmp_path / "new" / "results.jsonl") == 0o600
-    assert read_results(tmp_path / "new" / "results.jsonl")[1] == []  # still usable
-
-
-def test_resuming_tightens_an_older_results_file(tmp_path: Path) -> None:
-    settings = TournamentSettings(entrants=_entrants(), seeds=1, seed=1)
-    path = tmp_path / "results.jsonl"
-    ResultsFile.open(path, settings, resume=False).close()
-    path.chmod(0o644)
-    ResultsFile.open(path, settings, resume=True).close()
-    assert _mode(path) == 0o600
-
-
-@pytest.mark.parametrize("mask", [0o000, 0o022])
-def test_the_logs_directory_a_tournament_makes_is_the_operators_alone(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mask: int
-) -> None:
-    """Through the command (no match is played); a directory that exists is left alone."""
-
-    def no_matches(executor: Any, jobs: Any, window: int, on_result: Any, **rest: Any) -> None:
-        for job in jobs:
-            on_result(_result_of(job))
-
-    @contextmanager
-    def no_executor(jobs: int) -> Iterator[tuple[None, int]]:
-        yield None, jobs
-
-    monkeypatch.setattr(command, "run_jobs", no_matches)
-    monkeypatch.setattr(command, "local_executor", no_executor)
-    shared = tmp_path / "shared"
-    shared.mkdir()
-    shared.chmod(0o755)
-    for results, logs in (
-        (tmp_path / "r1.jsonl", tmp_path / "new" / "logs"),
-        (tmp_path / "r2.jsonl", shared),
-    ):
-        options = command.Options(
-            bots=["a=bot-a", "b=bot-b"], seeds=1, seed=1, results=results, logs=logs
-        )
-        with _umask(mask):
-            assert command.run(options) == 0
-        assert _mode(results) == 0o600
-    assert _mode(tmp_path / "new" / "logs") == 0o700
-    assert _mode(shared) == 0o755  # the operator's own directory is the operator's business
 
 
 # -- WorkerPool itself --------------------------------------------------------------------------
@@ -509,8 +297,8 @@ def test_ctrl_c_between_matches_leaves_the_worker_alive_and_refusing() -> None:
     """SIGINT reaching an idle worker must not kill it (a traceback on the terminal, a lost
     worker): the worker lives on and refuses its next match instead of playing it to be
     thrown away."""
-    job = plan(TournamentSettings(entrants=_entrants(), seeds=1, seed=1), Path("logs"))[0]
-    pool = WorkerPool(1, initializer=_stop_with_parent)
+    job = plan(TournamentSettings(entrants=entrants_of("a", "b"), seeds=1, seed=1), Path("logs"))[0]
+    pool = WorkerPool(1, initializer=stop_with_parent)
     try:
         pid = pool.submit(os.getpid).result(timeout=60)
         os.kill(pid, signal.SIGINT)

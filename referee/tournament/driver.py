@@ -1,0 +1,214 @@
+"""Playing a tournament from its configuration: the sandbox decided and the results file opened
+before any match, the matches still missing played, the SPRT watched, and the end — each
+told to a ``TournamentOutput``; nothing is printed here.
+"""
+
+from __future__ import annotations
+
+import signal
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from referee.errors import SandboxRefused
+from referee.files import private_directory
+from referee.rules.tiles import SEATS
+from referee.sandbox.policy import plan as plan_sandbox
+from referee.tournament.config import TournamentConfig, TournamentError, default_jobs
+from referee.tournament.output import Ending, SprtState, TournamentOutput
+from referee.tournament.plan import MatchJob, plan
+from referee.tournament.results import MatchResult, ResultsFile, refuse_used_logs
+from referee.tournament.run import dask_executor, local_executor, run_jobs
+from referee.tournament.standings import pair_scores, standings
+
+#: Writes the HTML report of the tournament's results, and returns the lines to say of it.
+ReportWriter = Callable[[TournamentConfig], list[str]]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a tournament ended, for its exit status."""
+
+    #: The signal that stopped it (Ctrl-C, SIGTERM, SIGHUP), if one did.
+    interrupted: signal.Signals | None = None
+    #: The matches left unplayed that ``--resume`` would play (or could not, once decided).
+    not_played: list[str] = field(default_factory=list)
+
+
+def run(
+    config: TournamentConfig, output: TournamentOutput, report: ReportWriter | None = None
+) -> Outcome:
+    """Play the tournament's missing matches. ``report`` (the command line's) writes the HTML
+    report at the end when the configuration asks for one."""
+    said = decide_sandbox(config)  # strict refuses before any file is made
+    results_file = _open_results(config)
+    for line in said:
+        output.note(line)
+    if not config.dask and config.jobs > default_jobs():
+        output.note(
+            f"warning: --jobs {config.jobs} on {default_jobs()} cores: bots will wait for the"
+            " CPU and may time out through no fault of their own"
+        )
+    jobs = plan(config.settings, config.logs, config.sandbox, (str(config.results),), config.warm)
+    tournament = _Tournament(config, output, results_file)
+    interrupted = tournament.play(jobs)
+    results_file.close()
+    results = tournament.results
+    ending = tournament.ending(len(jobs))
+    for row in ending.table.standings:
+        if row.matches and row.never_started >= 2 * row.matches:  # no bot of it ever started
+            output.note(
+                f"warning: entrant {row.name} never started: none of its bots became"
+                " ready in any match; try its command with 'referee check-bot'"
+            )
+    output.standings(ending)
+    if report is not None and config.report and results:
+        for line in report(config):
+            output.note(line)
+    if interrupted is not None:
+        output.note(
+            f"interrupted: {len(results)} of {len(jobs)} matches recorded; run the same command"
+            " with --resume to play the rest"
+        )
+        return Outcome(interrupted=interrupted)
+    # Not played: what the referee failed on or gave up; and, unless the SPRT has decided (then
+    # no more are played), every match left over, e.g. when the executor refused work.
+    stopped = tournament.decided
+    left = [job.match_id for job in jobs if job.match_id not in results_file.done]
+    left = [match_id for match_id in left if match_id in tournament.failed or not stopped]
+    if left:
+        listed = ", ".join(left[:20]) + (f" and {len(left) - 20} more" if len(left) > 20 else "")
+        retry = (
+            "the SPRT has decided, so --resume plays no more"
+            if stopped
+            else "run the same command with --resume to retry them"
+        )
+        output.note(f"{len(left)} of {len(jobs)} matches not played: {listed}; {retry}")
+    return Outcome(not_played=left)
+
+
+def decide_sandbox(config: TournamentConfig) -> list[str]:
+    """What to say of the sandbox: one line per distinct sandbox the entrants' bots get
+    (usually one). Refused here, before any file is made, when a protection is missing
+    under ``--sandbox strict``, or a bot could read the logs or the results."""
+    settings = config.settings
+    secrets = [config.logs, config.results]
+    lines: dict[str, list[str]] = {}
+    said: list[str] = []
+    for entrant in settings.entrants:
+        try:
+            decided = plan_sandbox(
+                config.sandbox, settings.limits, dict.fromkeys(SEATS, entrant.command), secrets
+            )
+        except SandboxRefused as exc:
+            raise TournamentError(f"{entrant.name}: {exc}") from None
+        summary = decided.report.summary().replace("for A, B, C, D", "").replace("  ", " ")
+        lines.setdefault(summary, []).append(entrant.name)
+    for summary, names in lines.items():
+        who = f" ({', '.join(names)})" if len(lines) > 1 else ""
+        said.insert(0, summary.replace(":", who + ":", 1))
+    return said
+
+
+def _open_results(config: TournamentConfig) -> ResultsFile:
+    """The results file, new or resumed, and the logs directory (the operator's alone)."""
+    try:
+        private_directory(config.logs)
+        if not config.results.exists() or config.results.stat().st_size == 0:  # a new one
+            refuse_used_logs(plan(config.settings, config.logs))
+        return ResultsFile.open(config.results, config.settings, config.resume)
+    except OSError as exc:
+        raise TournamentError(f"{exc.filename}: {exc.strerror or exc}") from None
+    except ValueError as exc:
+        raise TournamentError(str(exc)) from None
+
+
+class _Tournament:
+    """The matches of one run: each result recorded as it comes, the SPRT updated, failures
+    and retries told."""
+
+    def __init__(
+        self, config: TournamentConfig, output: TournamentOutput, results_file: ResultsFile
+    ) -> None:
+        self.config = config
+        self.output = output
+        self.results_file = results_file
+        self.names = [entrant.name for entrant in config.settings.entrants]
+        self.results = list(results_file.done.values())
+        self.failed: set[str] = set()
+        self.sprt: SprtState | None = None
+        self._update_sprt()
+
+    @property
+    def decided(self) -> bool:
+        return self.sprt is not None and self.sprt.verdict != "continue"
+
+    def _update_sprt(self) -> None:
+        """The test over the results so far, until it has decided: the verdict reported stays
+        the one that stopped the tournament, whatever the matches in flight then do."""
+        sprt = self.config.sprt
+        if sprt is None or self.decided:
+            return
+        llr = sprt.llr(pair_scores(self.results, self.names[0]))
+        self.sprt = SprtState(sprt, llr, sprt.verdict(llr))
+
+    def play(self, jobs: list[MatchJob]) -> signal.Signals | None:
+        """Play the planned matches not in the results file yet; the signal that stopped
+        them, if one did."""
+        missing = [job for job in jobs if job.match_id not in self.results_file.done]
+        if self.decided:
+            missing = []  # a resumed tournament the test has already decided plays no more
+        config = self.config
+        executor = (
+            dask_executor(config.dask, config.jobs) if config.dask else local_executor(config.jobs)
+        )
+        signalled = [signal.SIGINT]
+
+        def terminate(signum: int, frame: object) -> None:
+            """SIGTERM and SIGHUP end the tournament as Ctrl-C does: standings, how to resume."""
+            signalled[0] = signal.Signals(signum)
+            raise KeyboardInterrupt
+
+        previous = {sig: signal.signal(sig, terminate) for sig in (signal.SIGTERM, signal.SIGHUP)}
+        self.output.started(self.names, len(jobs), self.results)
+        try:
+            with executor as (pool, slots):
+                run_jobs(
+                    pool,
+                    missing,
+                    window=2 * slots,
+                    on_result=self._on_result,
+                    on_error=self._on_error,
+                    on_retry=self._on_retry,
+                )
+        except KeyboardInterrupt:
+            return signalled[0]
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+            self.output.stopped()
+        return None
+
+    def _on_result(self, result: MatchResult) -> bool:
+        self.results_file.append(result)
+        self.results.append(result)
+        self.output.match_done(self.results)
+        self._update_sprt()
+        return not self.decided
+
+    def _on_error(self, job: MatchJob, error: BaseException) -> None:
+        self.failed.add(job.match_id)
+        self.output.note(f"match {job.match_id} failed: {type(error).__name__}: {error}")
+
+    def _on_retry(self, job: MatchJob, error: BaseException, attempt: int) -> None:
+        self.output.note(f"match {job.match_id}: {error}; playing it again (attempt {attempt})")
+
+    def ending(self, planned: int) -> Ending:
+        return Ending(
+            names=self.names,
+            table=standings(self.names, self.results),
+            results=self.results,
+            planned=planned,
+            results_path=self.config.results,
+            logs=self.config.logs,
+            sprt=self.sprt,
+        )

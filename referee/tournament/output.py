@@ -1,0 +1,81 @@
+"""What a tournament tells as it runs, and how it ends: the driver talks to a
+``TournamentOutput`` and never prints, so the terminal's display (``referee.tournament.
+terminal_output``) and a test's recorder are alike to it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+import msgspec
+
+from referee.tournament.results import MatchResult
+from referee.tournament.standings import Sprt, Standings, pair_scores
+
+
+@dataclass(frozen=True)
+class SprtState:
+    """The sequential test and where it stands: ``verdict`` is ``continue``, ``H0`` or
+    ``H1``; once decided it is kept, even as matches in flight still finish."""
+
+    sprt: Sprt
+    llr: float
+    verdict: str
+
+
+@dataclass(frozen=True)
+class Ending:
+    """The end of a tournament, as its output shows it."""
+
+    names: list[str]
+    table: Standings
+    results: list[MatchResult]
+    planned: int
+    results_path: Path
+    logs: Path
+    sprt: SprtState | None = None
+
+    def document(self) -> dict[str, Any]:
+        """The standings as ``--json`` prints them."""
+        document: dict[str, Any] = {
+            "results": str(self.results_path),
+            "matches": len(self.results),
+            "planned": self.planned,
+            **msgspec.to_builtins(self.table),
+        }
+        if self.sprt is not None:
+            sprt = self.sprt.sprt
+            document["sprt"] = {
+                "elo0": sprt.elo0,
+                "elo1": sprt.elo1,
+                "alpha": sprt.alpha,
+                "beta": sprt.beta,
+                "lower": sprt.lower,
+                "upper": sprt.upper,
+                "pairs": len(pair_scores(self.results, self.names[0])),
+                "llr": self.sprt.llr,
+                "verdict": self.sprt.verdict,
+            }
+        return document
+
+
+class TournamentOutput(Protocol):
+    """Where a tournament's progress goes."""
+
+    def note(self, line: str) -> None:
+        """A line for the operator: the sandbox, a warning, a match failed or played again,
+        how to resume. Plain text: it may quote a bot's words."""
+
+    def started(self, names: list[str], planned: int, results: Sequence[MatchResult]) -> None:
+        """Matches are about to be played; ``results`` are those already in the file."""
+
+    def match_done(self, results: Sequence[MatchResult]) -> None:
+        """A match ended: ``results`` are all so far, the newest last."""
+
+    def stopped(self) -> None:
+        """No more matches are played (all done, the test decided, or interrupted)."""
+
+    def standings(self, ending: Ending) -> None:
+        """The final standings."""

@@ -1,0 +1,128 @@
+"""A tournament on the terminal: notes and a live progress bar with the standings on stderr,
+the final tables on stdout (or, ``--json``, the standings as one JSON document)."""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Sequence
+
+from rich.console import Console, Group
+from rich.live import Live
+from rich.progress import Progress, TaskID
+from rich.table import Table
+
+from referee.display import progress_bar
+from referee.terminal import json_text, markup
+from referee.tournament.output import Ending
+from referee.tournament.results import MatchResult
+from referee.tournament.standings import Standings, standings
+
+#: Seconds between redraws of the live standings (ratings are recomputed for each).
+REDRAW: float = 1.0
+
+
+class TerminalOutput:
+    """The ``TournamentOutput`` of ``referee tournament``."""
+
+    def __init__(self) -> None:
+        #: Names and errors are printed through ``markup``: a bot's words are not obeyed.
+        self.err = Console(stderr=True, soft_wrap=True, emoji=False)
+        self._names: list[str] = []
+        self._progress: Progress | None = None
+        self._task: TaskID | None = None
+        self._live: Live | None = None
+        self._shown = 0.0
+
+    def note(self, line: str) -> None:
+        self.err.print(markup(line))
+
+    def started(self, names: list[str], planned: int, results: Sequence[MatchResult]) -> None:
+        self._names = names
+        self._progress = progress_bar("matches", self.err)
+        self._task = self._progress.add_task("matches", total=planned, completed=len(results))
+        self._live = Live(
+            self._view(results), console=self.err, refresh_per_second=4, transient=True
+        )
+        self._live.start(refresh=True)
+
+    def match_done(self, results: Sequence[MatchResult]) -> None:
+        assert self._progress is not None and self._task is not None and self._live is not None
+        self._progress.advance(self._task)
+        now = time.monotonic()
+        if now - self._shown >= REDRAW:
+            self._shown = now
+            self._live.update(self._view(results))
+
+    def stopped(self) -> None:
+        if self._live is not None:
+            self._live.stop()
+            self._live = None
+
+    def standings(self, ending: Ending) -> None:
+        out = Console(soft_wrap=True, emoji=False)
+        out.print(standings_table(ending.table, live=False))
+        out.print(head_to_head_table(ending.table, ending.names))
+        if ending.sprt is not None:
+            state, sprt = ending.sprt, ending.sprt.sprt
+            out.print(
+                f"SPRT [{sprt.elo0:g}, {sprt.elo1:g}] alpha={sprt.alpha:g} beta={sprt.beta:g}:"
+                f" LLR {state.llr:.2f} (bounds {sprt.lower:.2f}, {sprt.upper:.2f})"
+                f" → {state.verdict}"
+            )
+        out.print(f"results: {markup(str(ending.results_path))}; logs: {markup(str(ending.logs))}")
+
+    def _view(self, results: Sequence[MatchResult]) -> Group:
+        assert self._progress is not None
+        table = standings(self._names, list(results))
+        return Group(self._progress, standings_table(table, live=True))
+
+
+class JsonOutput(TerminalOutput):
+    """``referee tournament --json``: the same on stderr, the standings as JSON on stdout."""
+
+    def standings(self, ending: Ending) -> None:
+        sys.stdout.write(json_text(ending.document()) + "\n")
+
+
+def standings_table(table: Standings, live: bool) -> Table:
+    """The standings, one row an entrant, best first (titled at the end, not while live)."""
+    grid = Table(title=None if live else "Standings", header_style="bold")
+    columns = (
+        "entrant", "matches", "wins", "unfinished", "win rate (95% CI)", "marks ±", "rating",
+        "faults", "forfeits",
+    )  # fmt: skip
+    for column in columns:
+        grid.add_column(column, justify="left" if column == "entrant" else "right")
+    for row in table.standings:
+        grid.add_row(
+            markup(row.name),
+            str(row.matches),
+            str(row.wins),
+            str(row.unfinished),
+            f"{row.win_rate:.1%} ({row.win_rate_low:.1%} to {row.win_rate_high:.1%})",
+            f"{row.mark_difference:+d}",
+            f"{row.rating:.1f} ± {row.rating_sigma:.1f}",
+            str(row.faults),
+            str(row.forfeits),
+        )
+    return grid
+
+
+def head_to_head_table(table: Standings, names: list[str]) -> Table:
+    """Each entrant's score against each other, of the matches they played."""
+    grid = Table(title="Head to head (row's score against column)", header_style="bold")
+    grid.add_column("")
+    for name in names:
+        grid.add_column(markup(name), justify="right")
+    for row in names:
+        cells = []
+        for column in names:
+            if row == column:
+                cells.append("—")
+                continue
+            played = table.head_to_head_matches[row][column]
+            score = table.head_to_head[row][column]
+            cells.append(f"{score:g}/{played}" if played else "")
+        grid.add_row(markup(row), *cells)
+    return grid

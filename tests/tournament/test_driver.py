@@ -1,0 +1,184 @@
+"""The tournament driver in this process, its matches played by fakes: what it tells its output,
+the verdict that stopped it, the matches it names as not played, the logs it will not
+overwrite, and the files it makes the operator's alone."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import pytest
+from support.tournaments import (
+    Recorder,
+    entrants_of,
+    made_up_jobs,
+    mode,
+    result_line,
+    result_of,
+    umask,
+)
+
+from referee.tournament import driver
+from referee.tournament.config import TournamentError, TournamentOptions, configure
+from referee.tournament.plan import MatchJob, deal_seeds
+from referee.tournament.results import MatchResult
+
+pytestmark = pytest.mark.usefixtures("commands_may_start")
+
+#: What ``run_jobs`` is given: the executor, the jobs, the window, ``on_result`` and the rest.
+RunJobs = Callable[..., None]
+
+
+@contextmanager
+def _no_executor(jobs: int) -> Iterator[tuple[None, int]]:
+    yield None, jobs
+
+
+def _play_with(monkeypatch: pytest.MonkeyPatch, run_jobs: RunJobs) -> None:
+    """The driver's matches are played by ``run_jobs``, on no executor."""
+    monkeypatch.setattr(driver, "run_jobs", run_jobs)
+    monkeypatch.setattr(driver, "local_executor", _no_executor)
+
+
+def _all_unfinished(executor: Any, jobs: Any, window: int, on_result: Any, **rest: Any) -> None:
+    for job in jobs:
+        on_result(result_of(job))
+
+
+def _options(names: tuple[str, ...] = ("a", "b"), **given: Any) -> TournamentOptions:
+    return TournamentOptions(bot=entrants_of(*names), **given)
+
+
+def test_the_driver_tells_its_output_each_match_and_the_end(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _play_with(monkeypatch, _all_unfinished)
+    output = Recorder()
+    config = configure(_options(seeds=2, seed=1, results=str(tmp_path / "r.jsonl")))
+    outcome = driver.run(config, output)
+    assert outcome == driver.Outcome()
+    assert output.starts == [(["a", "b"], 4, 0)]
+    assert output.done == [1, 2, 3, 4]
+    assert output.stops == 1
+    assert output.ending is not None
+    assert output.ending.planned == len(output.ending.results) == 4
+    assert output.ending.document()["matches"] == 4 and "sprt" not in output.ending.document()
+    assert output.notes and output.notes[0].startswith("sandbox ")  # what the bots run under
+    # Resumed, it starts from the matches already in the file, and plays none again.
+    resumed = configure(_options(seeds=2, seed=1, results=str(tmp_path / "r.jsonl")), resume=True)
+    again = Recorder()
+    assert driver.run(resumed, again) == driver.Outcome()
+    assert again.starts == [(["a", "b"], 4, 4)] and again.done == []
+
+
+def test_the_driver_writes_no_terminal_output_of_its_own() -> None:
+    """The driver knows its output only through the protocol: importing it loads no rich."""
+    code = "import sys, referee.tournament.driver; print(sorted(m for m in sys.modules if m == 'rich' or m.startswith(('rich.', 'referee.pages', 'referee.cli'))))"  # noqa: E501
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]", done.stdout
+
+
+def test_sprt_reports_the_verdict_that_stopped_the_tournament(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Matches already running when the test decides still finish and are recorded; the
+    verdict reported must stay the one that stopped the tournament."""
+    seeds = deal_seeds(1, 12)
+    losing_pair = seeds[8]  # the ninth pair, in flight when the eighth decides H1
+
+    def canned(job: Any) -> MatchResult:
+        winner = job.second.name if job.first.name == "strong" else job.first.name
+        if job.seed != losing_pair:
+            winner = "strong"
+        result = result_line(job.first.name, job.second.name, winner, seed=job.seed, leg=job.leg)
+        return msgspec.structs.replace(result, match_id=job.match_id)
+
+    def fake_run_jobs(
+        executor: Any, jobs: Any, window: int, on_result: Any, **callbacks: Any
+    ) -> None:
+        """``run_jobs`` with matches finishing in the order they started."""
+        queue, running, submitting = list(jobs), [], True
+        while queue and len(running) < window:
+            running.append(queue.pop(0))
+        while running:
+            if not on_result(canned(running.pop(0))):
+                submitting = False
+            while submitting and queue and len(running) < window:
+                running.append(queue.pop(0))
+
+    _play_with(monkeypatch, fake_run_jobs)
+    options = _options(
+        ("strong", "weak"),
+        seeds=12,
+        seed=1,
+        jobs=2,
+        results=str(tmp_path / "results.jsonl"),
+        sprt="0,200",
+    )
+    output = Recorder()
+    assert driver.run(configure(options), output) == driver.Outcome()
+    assert output.ending is not None
+    document = output.ending.document()
+    assert document["matches"] < document["planned"] == 24  # it stopped early...
+    assert document["sprt"]["verdict"] == "H1"  # ...because H1 was accepted
+
+
+def test_the_driver_names_every_match_not_played(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An executor that breaks halfway: the matches never started are missing too (and the
+    command exits 1)."""
+
+    def broken_after_two(
+        executor: Any, jobs: list[MatchJob], window: int, on_result: Any, **rest: Any
+    ) -> None:
+        for job in jobs[:2]:
+            on_result(result_of(job))
+        rest["on_error"](jobs[2], RuntimeError("the cluster went away"))
+
+    _play_with(monkeypatch, broken_after_two)
+    options = _options(seeds=3, seed=1, jobs=1, results=str(tmp_path / "r.jsonl"))
+    output = Recorder()
+    outcome = driver.run(configure(options), output)
+    missing = [job.match_id for job in made_up_jobs(tmp_path, seeds=3)[2:]]
+    assert outcome == driver.Outcome(not_played=missing)
+    assert "match a~b~s1~1 failed: RuntimeError: the cluster went away" in output.said
+    assert f"4 of 6 matches not played: {', '.join(missing)};" in output.said
+    assert "--resume" in output.notes[-1]
+
+
+def test_a_new_tournament_does_not_overwrite_another_ones_logs(tmp_path: Path) -> None:
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "a~b~s0~1.jsonl").write_text("another tournament's log\n")
+    options = _options(seeds=1, seed=2, results=str(tmp_path / "r.jsonl"), logs=str(logs))
+    with pytest.raises(TournamentError, match=r"already holds a~b~s0~1\.jsonl"):
+        driver.run(configure(options), Recorder())
+    assert (logs / "a~b~s0~1.jsonl").read_text() == "another tournament's log\n"
+    assert not (tmp_path / "r.jsonl").exists()
+
+
+@pytest.mark.parametrize("mask", [0o000, 0o022])
+def test_the_logs_directory_a_tournament_makes_is_the_operators_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mask: int
+) -> None:
+    """Through the driver (no match is played); a directory that exists is left alone."""
+    _play_with(monkeypatch, _all_unfinished)
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o755)
+    for results, logs in (
+        (tmp_path / "r1.jsonl", tmp_path / "new" / "logs"),
+        (tmp_path / "r2.jsonl", shared),
+    ):
+        options = _options(seeds=1, seed=1, results=str(results), logs=str(logs))
+        with umask(mask):
+            assert driver.run(configure(options), Recorder()) == driver.Outcome()
+        assert mode(results) == 0o600
+    assert mode(tmp_path / "new" / "logs") == 0o700
+    assert mode(shared) == 0o755  # the operator's own directory is the operator's business

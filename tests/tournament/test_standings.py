@@ -1,0 +1,116 @@
+"""Standings from results: Wilson intervals, counts, rates and marks, the head-to-head matrix,
+ratings, and independence from the order results came in."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from support.tournaments import (
+    result_line,
+)
+
+from referee.tournament.results import MatchResult
+from referee.tournament.standings import standings, wilson_interval
+
+
+def test_wilson_interval_known_values() -> None:
+    assert wilson_interval(8, 10) == pytest.approx((0.4902, 0.9433), abs=5e-4)
+    assert wilson_interval(0, 0) == (0.0, 1.0)
+    assert wilson_interval(5, 10) == pytest.approx((0.2366, 0.7634), abs=5e-4)
+    assert wilson_interval(10, 10) == pytest.approx((0.7225, 1.0), abs=5e-4)
+    assert wilson_interval(0, 10) == pytest.approx((0.0, 0.2775), abs=5e-4)
+    low, high = wilson_interval(8, 10, confidence=0.99)
+    assert low < 0.4902 and high > 0.9433
+
+
+def _eight_of_ten() -> list[MatchResult]:
+    """a beats b in 8 of 10 matches (5 duplicate pairs), with known marks."""
+    results = []
+    for seed in range(1, 6):
+        results.append(result_line("a", "b", "a", seed=seed, leg=1, marks=(7, 3)))  # a +4
+        loser = seed <= 2  # a loses leg 2 of the first two pairs
+        winner = "b" if loser else "a"
+        marks = (7, 5) if loser else (1, 7)  # b holds AC in leg 2: a -2, or a +6
+        results.append(result_line("b", "a", winner, seed=seed, leg=2, marks=marks))
+    return results
+
+
+def test_standings_counts_rates_and_marks() -> None:
+    results = [
+        *_eight_of_ten(),
+        result_line("a", "c", None, seed=7, leg=1, marks=(2, 2)),
+        result_line("c", "a", None, seed=7, leg=2, marks=(3, 1)),  # c +2, a -2
+    ]
+    table = standings(["a", "b", "c", "d"], results)
+    rows = {row.name: row for row in table.standings}
+    a, b, c, d = rows["a"], rows["b"], rows["c"], rows["d"]
+    assert (a.matches, a.wins, a.losses, a.unfinished) == (12, 8, 2, 2)
+    assert (b.matches, b.wins, b.losses, b.unfinished) == (10, 2, 8, 0)
+    assert (c.matches, c.wins, c.losses, c.unfinished) == (2, 0, 0, 2)
+    assert (d.matches, d.wins, d.losses, d.unfinished) == (0, 0, 0, 0)
+    assert a.win_rate == pytest.approx(9 / 12)  # an unfinished match scores half
+    assert (a.win_rate_low, a.win_rate_high) == pytest.approx(wilson_interval(9, 12))
+    assert b.win_rate == pytest.approx(0.2)
+    assert (b.win_rate_low, b.win_rate_high) == pytest.approx((0.0567, 0.5098), abs=5e-4)
+    assert c.win_rate == pytest.approx(0.5)
+    assert (d.win_rate, d.win_rate_low, d.win_rate_high) == (0.0, 0.0, 1.0)
+    # a: +4 x 5 (leg 1), -2 x 2 and +6 x 3 (leg 2), 0 and -2 against c.
+    assert a.mark_difference == 20 - 4 + 18 + 0 - 2
+    assert b.mark_difference == -(20 - 4 + 18)
+    assert c.mark_difference == 2
+    assert d.mark_difference == 0
+
+
+def test_head_to_head_matrix() -> None:
+    results = [
+        *_eight_of_ten(),
+        result_line("a", "c", "c", seed=7, leg=1),
+        result_line("c", "a", None, seed=7, leg=2),
+        result_line("b", "c", "b", seed=8, leg=1),
+        result_line("c", "b", "b", seed=8, leg=2),
+    ]
+    table = standings(["a", "b", "c"], results)
+    assert table.head_to_head == {
+        "a": {"b": 8.0, "c": 0.5},
+        "b": {"a": 2.0, "c": 2.0},
+        "c": {"a": 1.5, "b": 0.0},
+    }
+    assert table.head_to_head_matches == {
+        "a": {"b": 10, "c": 2},
+        "b": {"a": 10, "c": 2},
+        "c": {"a": 2, "b": 2},
+    }
+
+
+def test_ratings_put_the_stronger_entrant_first() -> None:
+    table = standings(["b", "a"], _eight_of_ten())
+    assert [row.name for row in table.standings] == ["a", "b"]
+    a, b = table.standings
+    assert a.rating > b.rating and a.rating_ordinal > b.rating_ordinal
+    assert a.rating_ordinal == pytest.approx(a.rating - 3 * a.rating_sigma)
+    results = []
+    for seed in range(1, 4):  # strong beats everyone, middle beats weak, on both sides
+        for x, y in (("strong", "middle"), ("strong", "weak"), ("middle", "weak")):
+            results.append(result_line(x, y, x, seed=seed, leg=1))
+            results.append(result_line(y, x, x, seed=seed, leg=2))
+    table = standings(["weak", "middle", "strong"], results)
+    assert [row.name for row in table.standings] == ["strong", "middle", "weak"]
+    ratings = [row.rating for row in table.standings]
+    assert ratings == sorted(ratings, reverse=True)
+
+
+def test_standings_do_not_depend_on_the_order_results_came_in() -> None:
+    results = [
+        *_eight_of_ten(),
+        result_line("a", "c", "c", seed=7, leg=1),
+        result_line("c", "a", None, seed=7, leg=2),
+        result_line("b", "c", "b", seed=8, leg=1),
+        result_line("c", "b", "c", seed=8, leg=2),
+    ]
+    expected = standings(["a", "b", "c"], results)
+    rng = random.Random(42)
+    for _ in range(5):
+        shuffled = results[:]
+        rng.shuffle(shuffled)
+        assert standings(["a", "b", "c"], shuffled) == expected
