@@ -17,6 +17,7 @@ from referee.rules import Action, Match
 from referee.rules.deal import Stream
 from referee.rules.tiles import SEATS, Seat
 from referee.settings import forced_action, penalty
+from referee.wire.answers import awaiting_action, ignored, judge
 from referee.wire.decode import decode_bot_line
 from referee.wire.messages import ActionAnswer, Limits
 
@@ -69,6 +70,7 @@ class Decisions:
             raise Disagreement("an ignored answer with no act before it")
         expect("seat of the ignored answer", self.act.seat, record.seat)
         expect("expected id", self.act.id, record.expected_id)
+        _check_ignored(record)
 
     def on_fault(self, record: FaultRecord, match: Match, after_ignored: bool) -> None:
         """``after_ignored``: the record just before the fault was an ignored answer."""
@@ -113,6 +115,19 @@ class Decisions:
         self.rejections = 0
 
 
+def _check_ignored(record: IgnoredRecord) -> None:
+    """Where the ignored line was kept whole, it must be one the referee ignores: an action
+    answering another act than the one awaited."""
+    if record.raw.endswith("…"):
+        return  # cut to the bound: not enough left to judge
+    try:
+        answer = decode_bot_line(record.raw.encode("utf-8"))
+    except Rejection:
+        raise Disagreement("an ignored line that is not an answer") from None
+    if not ignored(judge(awaiting_action(record.expected_id), answer)):
+        raise Disagreement("an ignored answer that answers the act awaited, or is no action")
+
+
 def _check_rejection(record: RejectedRecord, act: ActRecord, match: Match) -> None:
     """Where the refused line was kept whole, refuse it again and compare the reasons."""
     if record.raw.endswith("…"):
@@ -122,9 +137,13 @@ def _check_rejection(record: RejectedRecord, act: ActRecord, match: Match) -> No
         return  # decoded leniently for the log: the bad bytes are gone
     try:
         answer = decode_bot_line(raw)
-        if not isinstance(answer, ActionAnswer):  # a ready where an action was asked
+        verdict = judge(awaiting_action(act.id), answer)
+        if verdict == "wrong_type":  # a ready where an action was asked
             expect("rejection reason of a ready message", "bad_message", record.reason)
             return
+        if ignored(verdict):
+            raise Disagreement(f"a rejection of an answer to be ignored ({verdict})")
+        assert isinstance(answer, ActionAnswer)
     except Rejection as exc:
         expect("rejection reason", reason_code(exc), record.reason)
         return
