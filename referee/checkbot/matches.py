@@ -13,8 +13,8 @@ from typing import Final
 import msgspec
 import trio
 
+from referee.match.outcome import MatchOutcome
 from referee.match.runner import BUNDLED_BOTS, run_match, stderr_path
-from referee.match.table import MatchOutcome
 from referee.record.log import read_log
 from referee.record.records import BotReady, LogRecord, MoveRecord, split_counts
 from referee.rules import SEATS, Seat

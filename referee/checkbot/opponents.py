@@ -15,7 +15,8 @@ import trio
 from referee.bot import Bot, Decision
 from referee.errors import BotFault
 from referee.match.connection import BotConnection
-from referee.match.table import MatchOutcome, Table
+from referee.match.outcome import MatchOutcome
+from referee.match.table import Table
 from referee.record.log import LogWriter, parse_log
 from referee.record.records import LogRecord
 from referee.record.sandbox import SandboxReport

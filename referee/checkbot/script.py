@@ -14,7 +14,7 @@ from typing import Any, Final
 import msgspec
 
 from referee.errors import IllegalAction, reason_code
-from referee.match.table import bot_seed
+from referee.match.startup import bot_seed
 from referee.rules import (
     PARTNERSHIP_OF,
     Action,

@@ -11,7 +11,7 @@ import typer
 from referee.terminal import json_text, shown
 
 if TYPE_CHECKING:
-    from referee.match.table import MatchOutcome
+    from referee.match.outcome import MatchOutcome
     from referee.rules.tiles import Seat
     from referee.sandbox.policy import SandboxPlan
     from referee.settings import MatchSettings

@@ -16,7 +16,7 @@ from referee.settings import MatchSettings
 from referee.terminal import shown
 
 if TYPE_CHECKING:
-    from referee.match.table import MatchOutcome
+    from referee.match.outcome import MatchOutcome
     from referee.record.log import LogFile
 
 

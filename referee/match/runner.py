@@ -19,8 +19,9 @@ from referee import bundled
 from referee.errors import BotFault, BotStartFailed
 from referee.files import private_directory, private_file
 from referee.match.connection import BotConnection
+from referee.match.outcome import MatchOutcome
 from referee.match.process import BotProcess
-from referee.match.table import MatchOutcome, Table
+from referee.match.table import Table
 from referee.record.log import LogWriter
 from referee.rules.tiles import SEATS, Seat
 from referee.sandbox import paths, resident

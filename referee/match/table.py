@@ -32,7 +32,7 @@ from referee.match.exchange import Decision
 from referee.match.faults import Explain, FaultPolicy, explained, gone
 from referee.match.outcome import MatchOutcome, MatchOver, forfeit, told_detail
 from referee.match.seat import SeatState
-from referee.match.startup import Restart, Startup, bot_seed
+from referee.match.startup import Restart, Startup
 from referee.record.log import LogWriter
 from referee.record.records import (
     LOG_VERSION,
@@ -50,8 +50,6 @@ from referee.rules.contract import side_name
 from referee.rules.tiles import OPPONENTS_OF, PARTNERSHIP_OF, SEATS, Partnership, Seat
 from referee.settings import MatchSettings
 from referee.wire.messages import PROTOCOL_VERSION, MatchEnd, encode_line
-
-__all__ = ["Explain", "MatchOutcome", "Restart", "Table", "bot_seed", "told_detail"]
 
 #: Seconds allowed to deliver ``match_end`` (and any ``hand_end`` still waiting) to a bot.
 DELIVERY_TIMEOUT: Final = 5.0

@@ -210,7 +210,7 @@ def _read(path: Path, settings: TournamentSettings) -> dict[str, MatchResult]:
 
 def result_of(job: MatchJob, outcome: object) -> MatchResult:
     """The results line for a finished match."""
-    from referee.match.table import MatchOutcome
+    from referee.match.outcome import MatchOutcome
 
     assert isinstance(outcome, MatchOutcome)
     side = outcome.winner

@@ -22,8 +22,8 @@ from types import FrameType
 import msgspec
 import trio
 
+from referee.match.outcome import MatchOutcome
 from referee.match.runner import Terminated, interrupted, run_match
-from referee.match.table import MatchOutcome
 from referee.rules.tiles import Seat
 from referee.sandbox import resident
 from referee.sandbox.policy import SandboxPlan

@@ -10,7 +10,8 @@ from support.fakes import FakeBot, chained_records, delayed, line, play_match, s
 
 from referee.errors import BotStartFailed
 from referee.match.connection import BotConnection
-from referee.match.table import MatchOutcome, Table
+from referee.match.outcome import MatchOutcome
+from referee.match.table import Table
 from referee.record.log import LogWriter, parse_log
 from referee.record.records import BotReady, FaultRecord
 from referee.record.verify import verify

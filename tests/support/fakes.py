@@ -25,7 +25,9 @@ import trio
 import trio.testing
 
 from referee.match.connection import BotConnection
-from referee.match.table import Explain, MatchOutcome, Table
+from referee.match.faults import Explain
+from referee.match.outcome import MatchOutcome
+from referee.match.table import Table
 from referee.record.log import LogWriter, parse_log
 from referee.record.records import (
     ActRecord,

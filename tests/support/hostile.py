@@ -32,8 +32,8 @@ from typing import Any
 
 import trio
 
+from referee.match.outcome import MatchOutcome
 from referee.match.runner import run_match
-from referee.match.table import MatchOutcome
 from referee.record.log import read_log
 from referee.record.records import FaultRecord, Header, MatchEndRecord
 from referee.record.verify import verify

@@ -11,8 +11,9 @@ from pathlib import Path
 import trio
 
 from referee.errors import BotFault
+from referee.match.outcome import MatchOutcome
 from referee.match.process import EXIT_GRACE, BotProcess
-from referee.match.table import MatchOutcome, Table
+from referee.match.table import Table
 from referee.record.log import LogWriter
 from referee.rules.tiles import Seat
 from referee.settings import MatchLimits, MatchSettings

@@ -15,7 +15,7 @@ import pytest
 from support.processes import gone, many_bot, with_marker
 from support.tournaments import Seating, seatings, warm_tournament
 
-from referee.match.table import bot_seed
+from referee.match.startup import bot_seed
 from referee.record.log import read_log
 from referee.record.records import BotReady, DealRecord, FaultRecord
 from referee.record.verify import verify
