@@ -27,10 +27,10 @@ import trio
 from referee.match.connection import BotConnection
 from referee.match.process import BotProcess
 from referee.match.runner import run_match
+from referee.match.source import FreshBots
 from referee.rules import SEATS, Match, Seat
 from referee.sandbox.policy import SandboxPlan
 from referee.sandbox.policy import plan as plan_sandbox
-from referee.seating.source import FreshBots
 from referee.settings import MatchSettings, SandboxSettings
 from referee.wire.messages import Act, PublicEvent, encode_line
 

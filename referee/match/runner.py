@@ -21,13 +21,13 @@ from referee.files import private_directory, private_file
 from referee.match.connection import BotConnection
 from referee.match.outcome import MatchOutcome
 from referee.match.process import BotProcess
+from referee.match.source import BotSource, FreshBots, give_back_all
 from referee.match.table import Table
 from referee.record.log import LogWriter
 from referee.rules.tiles import SEATS, Seat
 from referee.sandbox import paths, resident
 from referee.sandbox.policy import SandboxPlan
 from referee.sandbox.policy import plan as plan_sandbox
-from referee.seating.source import BotSource, FreshBots, give_back_all
 from referee.settings import MatchSettings, SandboxSettings
 
 BUNDLED_BOTS = bundled.BOTS

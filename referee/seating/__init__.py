@@ -1,3 +1,3 @@
-"""Where a match's bots come from and where they go after it: started fresh for the match
-and closed at its end (``source.FreshBots``), or lent by a warm pool that keeps the processes
-of bots that can play many matches (``pool``), under the fairness rule of ``fairness``."""
+"""Warm pools: bots that can play many matches are kept between them (``pool``), lent to a
+match under the fairness rule of ``fairness``. A pool is one ``match.source.BotSource``; the
+other, ``match.source.FreshBots``, starts every bot for its match and closes it after."""
