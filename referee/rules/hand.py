@@ -15,9 +15,6 @@ import msgspec
 
 from referee.errors import (
     GameOver,
-    InvalidBid,
-    InvalidDeclaration,
-    MustFollowSuit,
     NotAnAction,
     NotYourTurn,
     TileNotInHand,
@@ -33,7 +30,6 @@ from referee.rules.actions import (
     PLAYS,
     POINT_BIDS,
     POINT_DECLARATIONS,
-    TRUMPS,
     Action,
     AllTricksBid,
     Bid,
@@ -43,7 +39,13 @@ from referee.rules.actions import (
 )
 from referee.rules.contract import Contract, HandResult, passed_result, proven_result
 from referee.rules.events import Acted, Event, HandEnded, TrickTaken
-from referee.rules.suits import CALLED, FOLLOWERS, STRENGTH, suit_name
+from referee.rules.legality import (
+    check_all_tricks_bid,
+    check_follows,
+    check_point_bid,
+    declared_contract,
+)
+from referee.rules.suits import CALLED, FOLLOWERS, STRENGTH
 from referee.rules.tiles import (
     COUNT,
     LEFT_OF,
@@ -221,25 +223,10 @@ class Hand:
         if self.phase != "bidding":
             raise WrongPhase(f"the bidding is over; {action} is not legal now")
         if type(action) is Bid:
-            points = action.points
-            if self._high_marks:
-                raise InvalidBid(
-                    f"an all-tricks bid of {self._high_marks} stands; no point bid can beat it"
-                )
-            if type(points) is not int or not MIN_POINT_BID <= points <= MAX_POINT_BID:
-                raise InvalidBid(f"a point bid is a whole number from 30 to 41, not {points!r}")
-            if points <= self._high_points:
-                raise InvalidBid(f"bid must beat {self._high_points}")
+            points = check_point_bid(action.points, self._high_points, self._high_marks)
             self._high_points, self._high_bidder = points, seat
         elif type(action) is AllTricksBid:
-            marks = action.marks
-            if self._high_marks:
-                if type(marks) is not int or marks != self._high_marks + 1:
-                    raise InvalidBid(
-                        f"an all-tricks bid must now be exactly {self._high_marks + 1} marks"
-                    )
-            elif type(marks) is not int or marks not in FIRST_ALL_TRICKS_BIDS:
-                raise InvalidBid(f"the first all-tricks bid is 1 or 2 marks, not {marks!r}")
+            marks = check_all_tricks_bid(action.marks, self._high_marks)
             self._high_marks, self._high_bidder = marks, seat
         move = Move(seat, action)
         self.bids.append(move)
@@ -256,22 +243,7 @@ class Hand:
     def _declare(self, seat: Seat, action: DeclareTrump) -> list[Event]:
         if self.phase != "declaring":
             raise WrongPhase(f"trump is declared after the bidding; {action} is not legal now")
-        trump, piles = action.trump, action.piles
-        if type(trump) not in (int, str) or trump not in TRUMPS:
-            raise InvalidDeclaration(
-                f"trump is a number 0-6, 'doubles' or 'no_trump', not {trump!r}"
-            )
-        if self._high_marks:
-            if type(piles) is not int or piles not in (1, 2):
-                raise InvalidDeclaration(
-                    f"an all-tricks contract keeps 1 or 2 piles face up; choose one, not {piles!r}"
-                )
-            bid: Bid | AllTricksBid = ALL_TRICKS_BIDS[self._high_marks]
-        else:
-            if piles is not None:
-                raise InvalidDeclaration("a point contract has no pile choice: every pile is seen")
-            bid = POINT_BIDS[self._high_points]
-        self.contract = Contract(declarer=seat, bid=bid, trump=trump, piles=piles)
+        self.contract = declared_contract(seat, action, self._high_points, self._high_marks)
         self.moves.append(Move(seat, action))
         self.phase = "playing"
         return [Acted(seat, action)]
@@ -289,12 +261,7 @@ class Hand:
         if self.trick:
             followers = FOLLOWERS[trump][self._suit]
             if tile not in followers:
-                held = [t for t in hand if t in followers]
-                if held:
-                    raise MustFollowSuit(
-                        f"must follow {suit_name(self._suit)}: "
-                        f"{seat} holds {', '.join(map(str, held))}"
-                    )
+                check_follows(seat, hand, followers, self._suit)
         else:
             self._suit = CALLED[trump][tile]
             self._best_strength = -1
