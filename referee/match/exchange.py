@@ -28,13 +28,20 @@ from referee.record.log import LogWriter
 from referee.record.records import ActRecord, IgnoredRecord, RejectedRecord
 from referee.rules import Action, Match
 from referee.rules.views import View
-from referee.wire.answers import Awaited, awaiting_action, awaiting_ready, ignored, judge, refusal
+from referee.wire.answers import (
+    MAX_IGNORED,
+    Awaited,
+    awaiting_action,
+    awaiting_ready,
+    ignored,
+    judge,
+    refusal,
+)
 from referee.wire.decode import decode_bot_line, excerpt
 from referee.wire.messages import Act, ActionAnswer, BotMessage, Hello, Ready, Rejected, encode_line
 
 #: Answers with a stale or wrong id ignored for one question before the flood is a fault
 #: (each is logged, so this also bounds the log).
-MAX_IGNORED: Final = 100
 
 
 #: What an exchange awaits before its question is out.

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import msgspec
 
+from referee.wire.answers import MAX_IGNORED
+
 
 class Disagreement(Exception):
     """A record that does not follow from the rules; verify turns it into a
@@ -21,11 +23,9 @@ def expect(what: str, expected: object, found: object) -> None:
         raise Disagreement(f"{what}: expected {show(expected)}, found {show(found)}")
 
 
-def check_rejection_count(
-    reason: str, max_rejections: int, refused: int, after_ignored: bool
-) -> None:
-    """A ``too_many_rejections`` fault comes right after the ``max_rejections``-th refused
-    answer, or right after an ignored one (a stale or wrong id: the table bounds those on its
-    own). Judged from the records, never from the fault's free-text detail."""
-    if reason == "too_many_rejections" and not after_ignored:
+def check_rejection_count(reason: str, max_rejections: int, refused: int, ignored: int) -> None:
+    """A ``too_many_rejections`` fault comes at the ``max_rejections``-th refused answer to one
+    decision, or at the ``MAX_IGNORED``-th ignored one (a stale or wrong id) while one answer
+    is awaited. Judged from the records' counts, never from the fault's free-text detail."""
+    if reason == "too_many_rejections" and ignored != MAX_IGNORED:
         expect("rejections before the fault", max_rejections, refused)

@@ -17,7 +17,7 @@ from referee.rules import Action, Match
 from referee.rules.deal import Stream
 from referee.rules.tiles import SEATS, Seat
 from referee.settings import forced_action, penalty
-from referee.wire.answers import awaiting_action, ignored, judge
+from referee.wire.answers import MAX_IGNORED, awaiting_action, ignored, judge
 from referee.wire.decode import decode_bot_line
 from referee.wire.messages import ActionAnswer, Limits
 
@@ -33,6 +33,7 @@ class Decisions:
         self.act: ActRecord | None = None  # the act now waiting for an answer
         self.refused = False  # the current act's answer was refused
         self.rejections = 0  # refused answers to the current decision
+        self.ignored = 0  # answers ignored while the current act awaits its answer
         self.strikes: dict[Seat, int] = dict.fromkeys(SEATS, 0)
         self.forced_by: FaultRecord | None = None  # a random-policy fault awaiting its move
         self.forfeit_by: FaultRecord | None = None
@@ -50,6 +51,7 @@ class Decisions:
             self.rejections = 0
         self.act = record
         self.refused = False
+        self.ignored = 0
 
     def on_rejected(self, record: RejectedRecord, match: Match) -> None:
         act = self.act
@@ -71,12 +73,14 @@ class Decisions:
         expect("seat of the ignored answer", self.act.seat, record.seat)
         expect("expected id", self.act.id, record.expected_id)
         _check_ignored(record)
+        self.ignored += 1
+        if self.ignored > MAX_IGNORED:
+            raise Disagreement(f"more than {MAX_IGNORED} ignored answers to one act")
 
-    def on_fault(self, record: FaultRecord, match: Match, after_ignored: bool) -> None:
-        """``after_ignored``: the record just before the fault was an ignored answer."""
+    def on_fault(self, record: FaultRecord, match: Match) -> None:
         expect("faulted seat (the seat to act)", match.turn, record.seat)
         limits = self.limits
-        check_rejection_count(record.reason, limits.max_rejections, self.rejections, after_ignored)
+        check_rejection_count(record.reason, limits.max_rejections, self.rejections, self.ignored)
         if self.act is not None and self.act.seat == record.seat:
             expect("id of the faulted act", self.act.id, record.id)
         cost, self.strikes[record.seat] = penalty(

@@ -9,6 +9,7 @@ from collections import Counter
 from referee.record.checking import Disagreement, check_rejection_count, expect
 from referee.record.records import BotReady, FaultRecord, IgnoredRecord, RejectedRecord
 from referee.rules.tiles import SEATS, Seat
+from referee.wire.answers import MAX_IGNORED
 from referee.wire.messages import Limits
 
 
@@ -23,6 +24,7 @@ class StartUp:
         self.restarted: list[Seat] = []  # kept processes replaced at the start
         self.late: set[Seat] = set()  # seats whose answers were ignored before their ready
         self.rejections: Counter[Seat] = Counter()
+        self.ignored: Counter[Seat] = Counter()  # late answers before each seat's ready
 
     @property
     def failed_seats(self) -> list[Seat]:
@@ -67,24 +69,28 @@ class StartUp:
         if self._ended_for(record.seat):
             raise Disagreement(f"an ignored answer from {record.seat} after its start-up ended")
         self.late.add(record.seat)
+        self.ignored[record.seat] += 1
+        if self.ignored[record.seat] > MAX_IGNORED:
+            raise Disagreement(f"more than {MAX_IGNORED} ignored answers before a ready")
 
-    def on_fault(self, record: FaultRecord, after_ignored: bool) -> None:
-        """``after_ignored``: the record just before the fault was an ignored answer."""
-        refused = self.rejections[record.seat]
+    def on_fault(self, record: FaultRecord) -> None:
+        refused, ignored = self.rejections[record.seat], self.ignored[record.seat]
         if record.penalty == "restart":
             if self.ready or self.failed:
                 raise Disagreement(f"a restart of {record.seat} after the start-up ended")
             expect("strikes of a restart", 0, record.strikes)
             if record.seat in self.restarted:
                 raise Disagreement(f"a second restart of {record.seat}")
-            check_rejection_count(record.reason, self.limits.max_rejections, refused, after_ignored)
+            check_rejection_count(record.reason, self.limits.max_rejections, refused, ignored)
             self.restarted.append(record.seat)
             self.rejections[record.seat] = 0  # the fresh process has its own
+            self.ignored[record.seat] = 0
+            self.late.discard(record.seat)  # the late answers were the replaced process's
             return
         expect("penalty of a start-up fault", "forfeit", record.penalty)
         if self._ended_for(record.seat):
             raise Disagreement(f"a start-up fault for {record.seat}, which already started")
         if self.failed and record.seat <= self.failed[-1].seat:
             raise Disagreement("start-up faults out of seat order")
-        check_rejection_count(record.reason, self.limits.max_rejections, refused, after_ignored)
+        check_rejection_count(record.reason, self.limits.max_rejections, refused, ignored)
         self.failed.append(record)

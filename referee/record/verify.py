@@ -122,8 +122,6 @@ class _Replay:
         self.expected: list[LogRecord] = []
         self.faults: dict[Seat, Counter[str]] = {seat: Counter() for seat in SEATS}
         self.deals = 0
-        #: The record before the one being checked.
-        self.previous: LogRecord = self.header
         self.verified: Verified | None = None
 
     def run(self) -> Verified:
@@ -138,7 +136,6 @@ class _Replay:
                 raise VerificationError(line, str(disagreement)) from None
             if self.verified is not None:
                 return self.verified
-            self.previous = at.record
         raise VerificationError(line, "no match_end record")  # read_log says truncated first
 
     def check(self, at: Moment) -> None:
@@ -213,11 +210,10 @@ class _Replay:
 
     def on_fault(self, record: FaultRecord, at: Moment) -> None:
         self.faults[record.seat][record.reason] += 1
-        after_ignored = type(self.previous) is IgnoredRecord
         if self.started:
-            self.decisions.on_fault(record, at.match, after_ignored)
+            self.decisions.on_fault(record, at.match)
         else:
-            self.startup.on_fault(record, after_ignored)
+            self.startup.on_fault(record)
 
     def on_move(self, record: MoveRecord, at: Moment) -> None:
         if not self.started:

@@ -9,12 +9,16 @@ referee, reported by check-bot), or the wrong type of message (refused as ``BadM
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Final, Literal
 
 import msgspec
 
 from referee.errors import BadMessage
 from referee.wire.messages import ActionAnswer, BotMessage, Ready
+
+#: Answers with a stale or wrong id the referee skips while waiting for one answer (one ``act``,
+#: or one ``ready``); the next is the fault ``too_many_rejections``.
+MAX_IGNORED: Final = 100
 
 #: ``answer``: the message awaited. ``stale``: an ``action`` answering an earlier act (or, from
 #: a kept process before its ``ready``, its last match's act). ``wrong_id``: an ``action``

@@ -5,17 +5,20 @@ from __future__ import annotations
 
 import io
 
+import pytest
 import trio
 from support.fakes import FakeBot, chained_records, delayed, line, play_match, settings
+from support.log_edits import forged, positions, records_of, split
 
-from referee.errors import BotStartFailed
+from referee.errors import BotStartFailed, VerificationError
 from referee.match.connection import BotConnection
 from referee.match.outcome import MatchOutcome
 from referee.match.table import Table
 from referee.record.log import LogWriter, parse_log
-from referee.record.records import BotReady, FaultRecord
+from referee.record.records import BotReady, FaultRecord, IgnoredRecord
 from referee.record.verify import verify
 from referee.rules.tiles import SEATS, Seat
+from referee.wire.answers import MAX_IGNORED
 
 
 def _silent(hello: object) -> None:
@@ -111,3 +114,36 @@ async def test_only_a_bot_that_said_many_and_was_charged_nothing_may_be_kept(
     table_says = {record.seat: record.matches for record in run.of(BotReady)}
     assert table_says == {"A": "many", "B": "many", "C": "many", "D": "one"}
     assert [seat for seat in SEATS if run.table.reusable(seat)] == ["B", "C"]
+
+
+def _flood(hello: object) -> bytes:
+    """A kept bot still answering its last match: ``MAX_IGNORED`` late answers, no ready."""
+    late = line({"type": "action", "id": 7, "action": {"type": "pass"}})
+    return late * MAX_IGNORED
+
+
+async def test_a_kept_bot_flooding_late_answers_is_replaced_and_the_log_verifies(
+    autojump_clock: trio.abc.Clock,
+) -> None:
+    outcome, log, _ = await _play(FakeBot(hello=_flood), {"A": 2}, FakeBot(hello=_many))
+    records = chained_records(log)
+    faults = [record for record in records if isinstance(record, FaultRecord)]
+    assert [(f.seat, f.reason, f.penalty) for f in faults] == [
+        ("A", "too_many_rejections", "restart")
+    ]
+    assert sum(isinstance(record, IgnoredRecord) for record in records) == MAX_IGNORED
+    assert outcome.end == "marks"
+    verify(parse_log(log))
+
+
+async def test_a_flood_that_forfeits_verifies_and_one_answer_fewer_does_not(
+    autojump_clock: trio.abc.Clock,
+) -> None:
+    outcome, log, _ = await _play(FakeBot(hello=_flood), {"A": 2}, None)
+    assert outcome.end == "forfeit"
+    verify(parse_log(log))  # the fault comes after the other seats' readies, not an ignored
+    lines = split(log)
+    first = positions(records_of(log), IgnoredRecord)[0]
+    del lines[first]  # MAX_IGNORED - 1 ignored answers cannot be the fault
+    with pytest.raises(VerificationError, match="rejections before the fault"):
+        verify(parse_log(forged(lines)))

@@ -154,7 +154,7 @@ def test_a_results_file_with_ids_this_tournament_does_not_plan_is_refused(
 
 
 @pytest.mark.parametrize("mask", [0o000, 0o022, 0o277])
-def test_the_results_file_is_the_operators_alone_whatever_theumask(
+def test_the_results_file_is_the_operators_alone_whatever_the_umask(
     tmp_path: Path, mask: int
 ) -> None:
     settings = TournamentSettings(entrants=entrants_of("a", "b"), seeds=1, seed=1)
