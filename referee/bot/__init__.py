@@ -20,7 +20,7 @@ hidden, the suits each seat showed out of), and ``decision.hand_so_far()`` a
 with all of that — for PIMC-style search. See ``example_bots/README.md``.
 """
 
-from referee.bot.decode import UnknownType, lenient
+from referee.bot.lenient import UnknownType, lenient
 from referee.bot.loop import Bot, Decision, HandOver, Hello, MatchOver, Rejection, Strategy, run
 from referee.bot.seen import TRUMP_SUIT, HandHistory, HistoryMismatch, Seen
 

@@ -30,7 +30,7 @@ from typing import Any, TextIO
 
 import msgspec
 
-from referee.bot.decode import UnknownType, lenient
+from referee.bot.lenient import UnknownType, lenient
 from referee.bot.seen import HandHistory, Seen
 from referee.rules.actions import Action
 from referee.rules.events import Acted, HandStarted, TrickTaken

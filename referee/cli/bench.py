@@ -135,10 +135,10 @@ def bench_decode(
     seed: Annotated[int, typer.Option(min=0, help="Seed of the line generators.")] = 1,
 ) -> None:
     """Fuzz the bot-line decoder; fails if any exception escapes the rejection tree."""
-    from referee.bench import decode
+    from referee.bench import decoding
 
     try:
-        _echo(decode.lines(lines, seed))
-    except decode.Escaped as exc:
+        _echo(decoding.lines(lines, seed))
+    except decoding.Escaped as exc:
         typer.echo(f"decode: ESCAPED {type(exc.error).__name__} on {exc.line[:200]!r}", err=True)
         raise typer.Exit(FAILED) from None

@@ -3,7 +3,7 @@
 Anything else escaping it would end the match in "error" with no fault charged, so a losing
 bot could send it to never lose. The regression: a ~2 KB line nesting 1000 arrays before its
 ``"type"`` made msgspec raise ``RecursionError``. The adversarial lines come from the same
-generators as ``referee bench decode`` (``referee/bench/decode.py``).
+generators as ``referee bench decode`` (``referee/bench/decoding.py``).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from support.fakes import FakeBot, any_act, misbehave, play_match, ready, replay, settings
 
 import referee.wire.decode
-from referee.bench import decode as bench
+from referee.bench import decoding as bench
 from referee.errors import BadMessage, InvalidUtf8, Rejection, reason_code
 from referee.record.records import MoveRecord, RejectedRecord
 from referee.rules import SEATS
