@@ -13,13 +13,13 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from dataclasses import dataclass
-from statistics import NormalDist
 from typing import Any, Literal
 
 import msgspec
 from openskill.models import PlackettLuce
 
 from referee.record.records import split_counts
+from referee.stats import wilson_interval
 from referee.tournament.results import MatchResult
 
 
@@ -56,17 +56,6 @@ class Standings(msgspec.Struct, frozen=True):
     head_to_head: dict[str, dict[str, float]]
     #: Matches each pair of entrants played, same shape.
     head_to_head_matches: dict[str, dict[str, int]]
-
-
-def wilson_interval(score: float, n: int, confidence: float = 0.95) -> tuple[float, float]:
-    """Wilson's score interval for a proportion of ``score`` out of ``n``."""
-    if n == 0:
-        return 0.0, 1.0
-    z = NormalDist().inv_cdf(0.5 + confidence / 2)
-    p = score / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def standings(names: list[str], results: list[MatchResult]) -> Standings:

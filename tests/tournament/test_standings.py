@@ -10,8 +10,9 @@ from support.tournaments import (
     result_line,
 )
 
+from referee.stats import wilson_interval
 from referee.tournament.results import MatchResult
-from referee.tournament.standings import standings, wilson_interval
+from referee.tournament.standings import standings
 
 
 def test_wilson_interval_known_values() -> None:
