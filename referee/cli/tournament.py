@@ -180,7 +180,7 @@ def tournament_command(
         raise fail(str(exc)) from None
     if outcome.interrupted is not None:
         raise typer.Exit(by_signal(outcome.interrupted))
-    raise typer.Exit(FAILED if outcome.not_played else OK)
+    raise typer.Exit(FAILED if outcome.not_played or outcome.none_played else OK)
 
 
 def _entrant(text: str) -> Entrant:

@@ -25,6 +25,7 @@ from referee.tournament.standings import (
     Sprt,
     in_plan_order,
     pair_scores,
+    played,
     rating_history,
     standings,
 )
@@ -189,7 +190,8 @@ def report_page(
         names=names,
         table=table,
         planned=2 * settings.seeds * len(pairings(settings.entrants, settings.format)),
-        played=len(results),
+        played=len(played(results)),
+        void=sum(result.void for result in results),
         rate_plot=rate_plot,
         rating_plot=rating_plot,
         sprt=sprt_view,

@@ -32,6 +32,8 @@ class Outcome:
     interrupted: signal.Signals | None = None
     #: The matches left unplayed that ``--resume`` would play (or could not, once decided).
     not_played: list[str] = field(default_factory=list)
+    #: No match of the tournament was played (all void, or none finished): it failed.
+    none_played: bool = False
 
 
 def run(
@@ -55,7 +57,8 @@ def run(
     results = tournament.results
     ending = tournament.ending(len(jobs))
     for row in ending.table.standings:
-        if row.matches and row.never_started >= 2 * row.matches:  # no bot of it ever started
+        seated = row.matches + row.void
+        if seated and row.never_started >= 2 * seated:  # no bot of it ever started
             output.note(
                 f"warning: entrant {row.name} never started: none of its bots became"
                 " ready in any match; try its command with 'referee check-bot'"
@@ -83,7 +86,24 @@ def run(
             else "run the same command with --resume to retry them"
         )
         output.note(f"{len(left)} of {len(jobs)} matches not played: {listed}; {retry}")
-    return Outcome(not_played=left)
+    why = none_played(results, len(jobs), bool(config.dask))
+    if why:
+        output.note(why)
+    return Outcome(not_played=left, none_played=bool(why))
+
+
+def none_played(results: list[MatchResult], planned: int, dask: bool) -> str:
+    """The line that says no match was played, and why; "" when one was. Standings of void
+    or missing matches alone would read like a tournament of draws."""
+    if not planned or any(not result.void for result in results):
+        return ""
+    if not results:
+        return f"no match was played: none of the {planned} planned finished (see above)"
+    where = " on the Dask workers" if dask else ""
+    return (
+        f"no match was played: all {len(results)} were void (bots of both sides failed to"
+        f" start in each) — check the bot commands and their working directory{where}"
+    )
 
 
 def decide_sandbox(config: TournamentConfig) -> list[str]:

@@ -12,7 +12,7 @@ from typing import Any, Protocol
 import msgspec
 
 from referee.tournament.results import MatchResult
-from referee.tournament.standings import Sprt, Standings, pair_scores
+from referee.tournament.standings import Sprt, Standings, pair_scores, played
 
 
 @dataclass(frozen=True)
@@ -38,10 +38,13 @@ class Ending:
     sprt: SprtState | None = None
 
     def document(self) -> dict[str, Any]:
-        """The standings as ``--json`` prints them."""
+        """The standings as ``--json`` prints them: ``matches`` recorded, of them ``played``
+        and ``void`` (bots of both sides failed to start)."""
         document: dict[str, Any] = {
             "results": str(self.results_path),
             "matches": len(self.results),
+            "played": len(played(self.results)),
+            "void": sum(result.void for result in self.results),
             "planned": self.planned,
             **msgspec.to_builtins(self.table),
         }

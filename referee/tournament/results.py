@@ -59,8 +59,14 @@ class MatchResult(msgspec.Struct, frozen=True, tag_field="type", tag="match"):
     #: Decisions asked of the bots (0 in files written before it was recorded).
     decisions: int = 0
 
+    @property
+    def void(self) -> bool:
+        """No match was played: bots of both sides failed to start. Not a draw: it counts in
+        no score, rate, interval or rating."""
+        return self.end == "void"
+
     def score_of(self, name: str) -> float:
-        """1 for a win, 0 for a loss, 0.5 for a match nobody won."""
+        """1 for a win, 0 for a loss, 0.5 for a match nobody won (never asked of a void one)."""
         if self.winner is None:
             return 0.5
         return 1.0 if self.winner == name else 0.0

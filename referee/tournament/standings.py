@@ -3,9 +3,11 @@ and the sequential probability ratio test (SPRT) on duplicate pairs.
 
 Ratings come from openskill (Plackett-Luce), never from maths of our own. The interval is
 Wilson's score interval (approximate here: the two legs of a duplicate pair are not
-independent, and an unfinished match counts half). The SPRT is the generalized SPRT used by
-chess engine testers (fishtest, fastchess): a multinomial GSPRT over the duplicate pairs'
-scores in quarters (0, 1/4, 1/2, 3/4, 1), maximum-likelihood under each hypothesis.
+independent, and an unfinished match counts half). A void match (bots of both sides failed
+to start) was not played: it is counted apart, in ``void``, never as a draw. The SPRT is the
+generalized SPRT used by chess engine testers (fishtest, fastchess): a multinomial GSPRT over
+the duplicate pairs' scores in quarters (0, 1/4, 1/2, 3/4, 1), maximum-likelihood under each
+hypothesis.
 """
 
 from __future__ import annotations
@@ -46,6 +48,9 @@ class Standing(msgspec.Struct, frozen=True):
     faults: int = 0
     forfeits: int = 0
     never_started: int = 0
+    #: Void matches (bots of both sides failed to start): in none of the counts above but
+    #: the faults, forfeits and never started.
+    void: int = 0
 
 
 class Standings(msgspec.Struct, frozen=True):
@@ -59,7 +64,8 @@ class Standings(msgspec.Struct, frozen=True):
 
 
 def standings(names: list[str], results: list[MatchResult]) -> Standings:
-    """The standings over ``results``, taken in the plan's order (``in_plan_order``)."""
+    """The standings over ``results``, taken in the plan's order (``in_plan_order``); void
+    matches are counted apart."""
     ordered = in_plan_order(results)
     model = PlackettLuce()
     ratings = {name: model.rating(name=name) for name in names}
@@ -73,6 +79,7 @@ def standings(names: list[str], results: list[MatchResult]) -> Standings:
     faults: dict[str, int] = defaultdict(int)
     forfeits: dict[str, int] = defaultdict(int)
     never: dict[str, int] = defaultdict(int)
+    void: dict[str, int] = defaultdict(int)
     for result in ordered:
         a, b = result.first, result.second
         counted, _ = split_counts(result.faults)
@@ -84,6 +91,10 @@ def standings(names: list[str], results: list[MatchResult]) -> Standings:
             )
         if result.forfeit is not None:
             forfeits[a if result.forfeit.seat in "AC" else b] += 1
+        if result.void:
+            void[a] += 1
+            void[b] += 1
+            continue
         for me, other in ((a, b), (b, a)):
             points = result.score_of(me)
             score[me] += points
@@ -116,6 +127,7 @@ def standings(names: list[str], results: list[MatchResult]) -> Standings:
                 faults=faults[name],
                 forfeits=forfeits[name],
                 never_started=never[name],
+                void=void[name],
             )
         )
     table.sort(key=lambda s: (-s.rating_ordinal, -s.win_rate, s.name))
@@ -128,6 +140,11 @@ def in_plan_order(results: list[MatchResult]) -> list[MatchResult]:
     return sorted(results, key=lambda result: (result.number, result.match_id))
 
 
+def played(results: list[MatchResult]) -> list[MatchResult]:
+    """The results of matches played: all but the void ones."""
+    return [result for result in results if not result.void]
+
+
 def _rate(model: PlackettLuce, ratings: dict[str, Any], result: MatchResult) -> None:
     """Update the two entrants' ratings with one match (a match nobody won is a draw)."""
     a, b = result.first, result.second
@@ -138,12 +155,12 @@ def _rate(model: PlackettLuce, ratings: dict[str, Any], result: MatchResult) -> 
 
 
 def rating_history(names: list[str], results: list[MatchResult]) -> list[dict[str, float]]:
-    """Each entrant's rating (openskill mu) after each match, in the order ``standings``
-    rates them: the rating over the course of the tournament."""
+    """Each entrant's rating (openskill mu) after each match played (void ones are not), in
+    the order ``standings`` rates them: the rating over the course of the tournament."""
     model = PlackettLuce()
     ratings = {name: model.rating(name=name) for name in names}
     history = []
-    for result in in_plan_order(results):
+    for result in played(in_plan_order(results)):
         _rate(model, ratings, result)
         history.append({name: rating.mu for name, rating in ratings.items()})
     return history
@@ -225,9 +242,10 @@ def _expected_score(elo: float) -> float:
 
 
 def pair_scores(results: list[MatchResult], first: str) -> list[float]:
-    """Each complete duplicate pair's mean score for ``first``, in seed order."""
+    """Each complete duplicate pair's mean score for ``first``, in seed order (a pair with a
+    void leg is not complete)."""
     legs: dict[int, list[MatchResult]] = defaultdict(list)
-    for result in results:
+    for result in played(results):
         legs[result.seed].append(result)
     return [
         sum(result.score_of(first) for result in pair) / 2

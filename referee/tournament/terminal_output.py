@@ -86,11 +86,12 @@ class JsonOutput(TerminalOutput):
 
 
 def standings_table(table: Standings, live: bool) -> Table:
-    """The standings, one row an entrant, best first (titled at the end, not while live)."""
+    """The standings, one row an entrant, best first (titled at the end, not while live);
+    void matches in a column of their own, in no other count but the faults."""
     grid = Table(title=None if live else "Standings", header_style="bold")
     columns = (
         "entrant", "matches", "wins", "unfinished", "win rate (95% CI)", "marks ±", "rating",
-        "faults", "forfeits",
+        "faults", "forfeits", "void",
     )  # fmt: skip
     for column in columns:
         grid.add_column(column, justify="left" if column == "entrant" else "right")
@@ -105,6 +106,7 @@ def standings_table(table: Standings, live: bool) -> Table:
             f"{row.rating:.1f} ± {row.rating_sigma:.1f}",
             str(row.faults),
             str(row.forfeits),
+            str(row.void),
         )
     return grid
 

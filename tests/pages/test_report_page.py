@@ -267,3 +267,15 @@ def test_a_results_line_that_disagrees_with_its_log_is_flagged(
     assert row.disagrees and "who sat where" in (row.why_no_page or "")
     [row] = match_pages(header, [first], played, tmp_path / "r.html")
     assert not row.disagrees and row.page is not None
+
+
+def test_the_report_counts_void_matches_apart(played: Path) -> None:
+    """A void match (bots of both sides failed to start) is no draw in the report either: the
+    summary counts it apart, and each entrant's row has it in its own column."""
+    header, results = read_results(played)
+    void = msgspec.structs.replace(results[0], end="void", winner=None, winner_side=None)
+    page = report_page(header, [*results[1:], void], [])
+    assert f"{len(results) - 1} of 12 matches played (1 more void:" in page
+    first = re.search(rf'<tr data-name="{void.first}">(.*?)</tr>', page, re.S)
+    assert first is not None and first.group(1).endswith("<td>1</td>")
+    assert "<th>void</th>" in page

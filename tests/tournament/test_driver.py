@@ -182,3 +182,70 @@ def test_the_logs_directory_a_tournament_makes_is_the_operators_alone(
         assert mode(results) == 0o600
     assert mode(tmp_path / "new" / "logs") == 0o700
     assert mode(shared) == 0o755  # the operator's own directory is the operator's business
+
+
+def _void_of(job: MatchJob) -> MatchResult:
+    """A void match's line for ``job``: bots of both sides failed to start."""
+    faults = {seat: {"start_failed": 1} for seat in "ABCD"}
+    return msgspec.structs.replace(result_of(job), end="void", faults=faults)  # type: ignore[arg-type]
+
+
+def test_a_tournament_of_void_matches_says_none_was_played_and_fails(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every bot failed to start (e.g. relative commands on Dask workers elsewhere): not a
+    tournament of draws at 50%, but one line saying why, and a failure."""
+
+    def all_void(executor: Any, jobs: Any, window: int, on_result: Any, **rest: Any) -> None:
+        for job in jobs:
+            on_result(_void_of(job))
+
+    _play_with(monkeypatch, all_void)
+    output = Recorder()
+    outcome = driver.run(
+        configure(_options(seeds=2, seed=1, results=str(tmp_path / "r.jsonl"))), output
+    )
+    assert outcome == driver.Outcome(none_played=True)
+    assert output.notes[-1] == (
+        "no match was played: all 4 were void (bots of both sides failed to start in each)"
+        " — check the bot commands and their working directory"
+    )
+    assert output.ending is not None
+    document = output.ending.document()
+    assert (document["matches"], document["played"], document["void"]) == (4, 0, 4)
+    for row in document["standings"]:
+        assert (row["matches"], row["void"], row["win_rate"]) == (0, 4, 0.0)
+
+
+def test_a_tournament_with_one_match_played_among_void_ones_succeeds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def one_played(executor: Any, jobs: Any, window: int, on_result: Any, **rest: Any) -> None:
+        on_result(result_of(jobs[0]))
+        for job in jobs[1:]:
+            on_result(_void_of(job))
+
+    _play_with(monkeypatch, one_played)
+    output = Recorder()
+    options = _options(seeds=2, seed=1, results=str(tmp_path / "r.jsonl"))
+    assert driver.run(configure(options), output) == driver.Outcome()
+    assert "no match was played" not in output.said
+    assert output.ending is not None
+    document = output.ending.document()
+    assert (document["matches"], document["played"], document["void"]) == (4, 1, 3)
+    assert [row["void"] for row in document["standings"]] == [3, 3]
+
+
+def test_a_tournament_in_which_no_match_finished_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def all_fail(executor: Any, jobs: Any, window: int, on_result: Any, **rest: Any) -> None:
+        for job in jobs:
+            rest["on_error"](job, RuntimeError("no worker"))
+
+    _play_with(monkeypatch, all_fail)
+    output = Recorder()
+    options = _options(seeds=1, seed=1, results=str(tmp_path / "r.jsonl"))
+    outcome = driver.run(configure(options), output)
+    assert outcome.none_played and len(outcome.not_played) == 2
+    assert output.notes[-1] == "no match was played: none of the 2 planned finished (see above)"

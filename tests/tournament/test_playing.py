@@ -105,3 +105,19 @@ def test_dask_plays_the_same_games_as_local_workers(tmp_path: Path) -> None:
     assert len(digests[0]) == 4
     assert digests[0] == digests[1]
     assert json.loads(local.stdout)["standings"] == json.loads(dask.stdout)["standings"]
+
+
+def test_a_tournament_of_bots_that_never_start_exits_1_saying_why(tmp_path: Path) -> None:
+    """Bots that exit at once: every match is void. No standings of draws at 50%: the void
+    matches in a column apart, one line saying no match was played, and exit status 1."""
+    results = tmp_path / "results.jsonl"
+    done = tournament_cli(
+        *("--bot", "a=/bin/false", "--bot", "b=/bin/false", "--seeds", "1", "--seed", "1"),
+        *("--jobs", "1", "--sandbox", "off", "--results", str(results)),
+    )
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.rstrip().splitlines()[-1] == (
+        "no match was played: all 2 were void (bots of both sides failed to start in each)"
+        " — check the bot commands and their working directory"
+    )
+    assert "void" in done.stdout and "50.0%" not in done.stdout

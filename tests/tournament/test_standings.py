@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 
+import msgspec
 import pytest
 from support.tournaments import (
     result_line,
@@ -12,7 +13,7 @@ from support.tournaments import (
 
 from referee.stats import wilson_interval
 from referee.tournament.results import MatchResult
-from referee.tournament.standings import standings
+from referee.tournament.standings import pair_scores, rating_history, standings
 
 
 def test_wilson_interval_known_values() -> None:
@@ -115,3 +116,33 @@ def test_standings_do_not_depend_on_the_order_results_came_in() -> None:
         shuffled = results[:]
         rng.shuffle(shuffled)
         assert standings(["a", "b", "c"], shuffled) == expected
+
+
+def _void(first: str, second: str, seed: int, leg: int) -> MatchResult:
+    """A void match's line: bots of both sides failed to start."""
+    line = result_line(first, second, None, seed=seed, leg=leg, marks=(0, 0))
+    faults = {seat: {"start_failed": 1} for seat in "ABCD"}
+    return msgspec.structs.replace(line, end="void", hands=0, faults=faults)  # type: ignore[arg-type]
+
+
+def test_a_void_match_is_counted_apart_never_as_a_draw() -> None:
+    """Void matches are in no score, rate, interval, head to head or rating: only in ``void``
+    (and the faults of the bots that failed to start)."""
+    played = _eight_of_ten()
+    voids = [_void("a", "b", seed=9, leg=1), _void("b", "a", seed=9, leg=2)]
+    with_voids = standings(["a", "b"], [*played, *voids])
+    without = standings(["a", "b"], played)
+    for row, bare in zip(with_voids.standings, without.standings, strict=True):
+        assert row.void == 2 and bare.void == 0
+        assert msgspec.structs.replace(row, void=0, faults=0, never_started=0) == bare
+        assert row.faults == row.never_started == 4  # its two seats in each
+    assert (with_voids.head_to_head, with_voids.head_to_head_matches) == (
+        without.head_to_head,
+        without.head_to_head_matches,
+    )
+    only_void = {row.name: row for row in standings(["a", "b"], voids).standings}
+    for row in only_void.values():
+        assert (row.matches, row.wins, row.unfinished, row.void) == (0, 0, 0, 2)
+        assert (row.win_rate, row.win_rate_low, row.win_rate_high) == (0.0, 0.0, 1.0)
+    assert rating_history(["a", "b"], [*played, *voids]) == rating_history(["a", "b"], played)
+    assert pair_scores([*played, *voids], "a") == pair_scores(played, "a")
