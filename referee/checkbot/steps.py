@@ -125,7 +125,9 @@ def expect(answer: Answer, act_id: int, script: Script, *, legal: bool) -> Actio
     if type(message) is not ActionAnswer:
         raise failed(f"{where}: {answer.text}: a ready where an action was asked")
     if message.id != act_id:
-        raise failed(f"{where}: {answer.text}: answered id {message.id}, not {act_id}")
+        raise failed(
+            f"{where}: {answer.text}: answered id {message.id} while id {act_id} was asked"
+        )
     if message.action in script.hand.legal_actions():
         return message.action
     if legal:

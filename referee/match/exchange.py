@@ -16,6 +16,7 @@ from typing import ClassVar, Final
 
 from referee.errors import (
     BotFault,
+    BotTimeout,
     IllegalAction,
     IllegalActionAnswer,
     Rejection,
@@ -77,12 +78,28 @@ class Exchange:
         #: Lines refused so far.
         self.refused = 0
         self._ignored = 0
+        #: The id of the last answer ignored since the question went out.
+        self._ignored_id: int | None = None
         self._awaited = _NOTHING_YET
 
     def _expect(self, awaited: Awaited) -> None:
         self._awaited = awaited
         self._ignored = 0
+        self._ignored_id = None
         self.state = State.WAITING
+
+    def _failed(self, fault: BotFault) -> BotFault:
+        """The fault that ends the exchange: a timeout after an answer with another id says
+        so first, since that answer, not silence, is what lost the decision."""
+        self.state = State.FAILED
+        if type(fault) is not BotTimeout or self._ignored_id is None:
+            return fault
+        awaited = self._awaited
+        asked = f"id {awaited.act_id}" if awaited.kind == "action" else "'ready'"
+        more = f" ({self._ignored} answers ignored)" if self._ignored > 1 else ""
+        return BotTimeout(
+            f"answered id {self._ignored_id} while {asked} was asked{more}, then {fault}"
+        )
 
     async def _answer(self) -> tuple[BotMessage, bytes]:
         """The next line that answers the question, and the message it holds.
@@ -104,6 +121,8 @@ class Exchange:
             if not ignored(verdict):
                 return message, line
             self.seat.faults["ignored"] += 1
+            assert type(message) is ActionAnswer
+            self._ignored_id = message.id
             expected_id = self._awaited.act_id
             self.log.write(
                 IgnoredRecord(seat=self.seat.seat, expected_id=expected_id, raw=excerpt(line))
@@ -170,9 +189,11 @@ class Greeting(Exchange):
                     assert type(ready) is Ready
                     self.state = State.DONE
                     return ready
-        except BotFault:
-            self.state = State.FAILED
-            raise
+        except BotFault as fault:
+            failed = self._failed(fault)
+            if failed is fault:
+                raise
+            raise failed from None
         raise AssertionError("unreachable")  # the deadline raises instead of falling through
 
 
@@ -235,9 +256,11 @@ class Decision(Exchange):
                     line = self._act(view)
                     self._log_act()
                     await connection.send(line)
-        except BotFault:
-            self.state = State.FAILED
-            raise
+        except BotFault as fault:
+            failed = self._failed(fault)
+            if failed is fault:
+                raise
+            raise failed from None
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _act(self, view: View) -> bytes:

@@ -11,17 +11,20 @@ from typing import Final
 import msgspec
 
 from referee.errors import BadMessage, InvalidJson, InvalidUtf8
+from referee.terminal import shown
 from referee.wire.messages import BOT_MESSAGE_DECODER, BotMessage
 
 #: How much of a refused line is kept in the log and in ``rejected`` messages.
 RAW_EXCERPT_CHARS: Final = 200
+#: How much of a line that is not JSON its refusal quotes: enough to recognise a debug print.
+QUOTED_CHARS: Final = 60
 
 
-def excerpt(line: bytes) -> str:
-    """A refused line, decoded leniently and cut to ``RAW_EXCERPT_CHARS``."""
-    text = line[: RAW_EXCERPT_CHARS * 4].decode("utf-8", errors="replace")
-    if len(text) > RAW_EXCERPT_CHARS or len(line) > RAW_EXCERPT_CHARS * 4:
-        return text[:RAW_EXCERPT_CHARS] + "…"
+def excerpt(line: bytes, chars: int = RAW_EXCERPT_CHARS) -> str:
+    """A refused line, decoded leniently and cut to ``chars`` characters."""
+    text = line[: chars * 4].decode("utf-8", errors="replace")
+    if len(text) > chars or len(line) > chars * 4:
+        return text[:chars] + "…"
     return text
 
 
@@ -38,7 +41,7 @@ def decode_bot_line(line: bytes) -> BotMessage:
         raise BadMessage(_detail(exc)) from None
     except msgspec.DecodeError as exc:
         _check_utf8(line)
-        raise InvalidJson(_detail(exc)) from None
+        raise InvalidJson(_not_json(exc, line)) from None
     except RecursionError:
         # msgspec recurses once per level of nesting, even through a field it will refuse, so
         # ~1000 brackets (2 KB) before "type" exhaust the stack: a malformed answer like another.
@@ -67,6 +70,13 @@ def _detail(exc: Exception) -> str:
         return text
     tail = _MAX_DETAIL_CHARS // 3  # keep the end too: msgspec's " - at `$.path`" is there
     return text[: _MAX_DETAIL_CHARS - tail - 1] + "…" + text[-tail:]
+
+
+def _not_json(exc: Exception, line: bytes) -> str:
+    """Why a line is not JSON, quoting it (cut, escaped for a terminal): most often it is a
+    debug print that belongs on stderr."""
+    quoted = shown(excerpt(line.rstrip(b"\r\n"), QUOTED_CHARS))
+    return f'{_detail(exc)} in "{quoted}"; debug output goes to stderr'
 
 
 def _check_utf8(line: bytes) -> None:
