@@ -41,10 +41,6 @@ from referee.wire.answers import (
 from referee.wire.decode import decode_bot_line, excerpt
 from referee.wire.messages import Act, ActionAnswer, BotMessage, Hello, Ready, Rejected, encode_line
 
-#: Answers with a stale or wrong id ignored for one question before the flood is a fault
-#: (each is logged, so this also bounds the log).
-
-
 #: What an exchange awaits before its question is out.
 _NOTHING_YET: Final = awaiting_ready()
 
