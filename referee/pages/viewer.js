@@ -147,7 +147,8 @@
     const piles = document.getElementById("piles");
     piles.replaceChildren();
     const all = match.piles[step.hand] || [];
-    const shown = state.view === "all" ? all.slice(0, step.captured).map((p) => p.trick) : step.face_up;
+    // Only the tricks taken by this step: ``captured`` is left out of the data when it is 0.
+    const shown = state.view === "all" ? all.slice(0, step.captured || 0).map((p) => p.trick) : step.face_up;
     if (shown.length) piles.appendChild(el("h3", {}, "Captured piles face up"));
     for (const pile of all) {
       if (!shown.includes(pile.trick)) continue;
@@ -161,7 +162,7 @@
 
   function renderPosition(step) {
     document.getElementById("slider").value = String(state.step);
-    const tricks = (match.piles[step.hand] || []).filter((p, k) => k < step.captured).length;
+    const tricks = Math.min((match.piles[step.hand] || []).length, step.captured || 0);
     document.getElementById("position").textContent =
       "step " + (state.step + 1) + " of " + steps.length + " · hand " + step.hand + " · trick " +
       Math.min(tricks + (step.trick && step.trick.length && step.trick.length < 4 ? 1 : 0), 7);
@@ -179,7 +180,7 @@
     const write = () => {
       addressTimer = null;
       addressAt = performance.now();
-      const hash = "#step=" + state.step + "&view=" + state.view;
+      const hash = "#step=" + (state.step + 1) + "&view=" + state.view;
       if (location.hash !== hash) history.replaceState(null, "", hash);
     };
     if (addressTimer !== null) return;
@@ -197,7 +198,7 @@
     steps.forEach((step, i) => {
       for (const note of (step.notes && step.notes[state.view]) || []) {
         const item = el("li", { "data-kind": note.kind });
-        const link = el("a", { href: "#step=" + i + "&view=" + state.view },
+        const link = el("a", { href: "#step=" + (i + 1) + "&view=" + state.view },
           "hand " + step.hand + ", " + note.seat + ": " + note.text);
         link.addEventListener("click", (event) => { event.preventDefault(); go(i); });
         item.appendChild(link);
@@ -220,7 +221,7 @@
     renderTrick(step, at);
     renderSide(step);
     renderPosition(step);
-    document.body.dataset.step = String(state.step);
+    document.body.dataset.step = String(state.step + 1);  // as the page counts: from 1
     document.body.dataset.view = state.view;
   }
 
@@ -260,8 +261,9 @@
     const view = params.get("view");
     if (view && match.perspectives.includes(view)) state.view = view;
     if (!params.has("step")) return;
+    // 1-based, as the page counts; an old 0-based link's step=0 still opens the first step.
     const step = Number(params.get("step"));
-    if (Number.isInteger(step)) state.step = Math.max(0, Math.min(steps.length - 1, step));
+    if (Number.isInteger(step)) state.step = Math.max(0, Math.min(steps.length - 1, step - 1));
   }
 
   function setup() {
@@ -301,7 +303,7 @@
     steps.forEach((step, i) => {
       if (!step.result) return;
       const item = el("li", { "data-hand": String(step.hand), value: String(step.hand) });
-      const link = el("a", { href: "#step=" + i }, "hand " + step.hand + ": " + step.result);
+      const link = el("a", { href: "#step=" + (i + 1) }, "hand " + step.hand + ": " + step.result);
       link.addEventListener("click", (event) => { event.preventDefault(); go(i); });
       item.appendChild(link);
       hands.appendChild(item);

@@ -1,6 +1,10 @@
 """Record the golden logs and their renderings (run once, before a change to the referee).
 
     python tests/golden/record.py
+    python tests/golden/record.py --renderings
+
+The second renders the stored logs again without replaying any match: for an intended change
+of a rendering (a viewer fix changes the pages' digests), then ``git diff`` shows which changed.
 
 Each case is a real match of bundled or test bots with the sandbox off (so the log does not
 depend on the machine's kernel). ``tests/record/test_golden_logs.py`` plays the same cases again
@@ -153,12 +157,23 @@ def normal(log: Path) -> list[dict[str, object]]:
     return records
 
 
+def write_renderings(logs_dir: Path, tmp: Path) -> None:
+    """Render every stored log into ``renderings.json``."""
+    renderings = {log.name: render(log, tmp) for log in sorted(logs_dir.glob("*.jsonl"))}
+    (HERE / "renderings.json").write_text(json.dumps(renderings, indent=1, sort_keys=True) + "\n")
+
+
 def main() -> None:
     logs_dir = HERE / "logs"
+    if sys.argv[1:] == ["--renderings"]:
+        with tempfile.TemporaryDirectory() as tmp:
+            write_renderings(logs_dir, Path(tmp))
+        return
+    if sys.argv[1:]:
+        raise SystemExit("usage: python tests/golden/record.py [--renderings]")
     shutil.rmtree(logs_dir, ignore_errors=True)
     logs_dir.mkdir()
     manifest: dict[str, list[str]] = {}
-    renderings: dict[str, dict[str, str]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         for case in CASES:
             out = Path(tmp) / case
@@ -169,12 +184,10 @@ def main() -> None:
                 shutil.copyfile(log, kept)
                 names.append(kept.name)
             manifest[case] = names
-        for log in sorted(logs_dir.glob("*.jsonl")):
-            renderings[log.name] = render(log, Path(tmp))
+        write_renderings(logs_dir, Path(tmp))
     (HERE / "manifest.json").write_text(
         json.dumps({"python": PYTHON, "repo": str(REPO), "cases": manifest}, indent=1) + "\n"
     )
-    (HERE / "renderings.json").write_text(json.dumps(renderings, indent=1, sort_keys=True) + "\n")
 
 
 if __name__ == "__main__":

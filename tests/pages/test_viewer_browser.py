@@ -1,7 +1,12 @@
 """The viewer and the report in a real browser (headless Chromium): step through a whole match
 with the keyboard and check the table against the log, switch perspectives and find no other
 seat's unplayed tile, see hostile text render as text, open at a linked position, autoplay,
-and take screenshots at phone and desktop widths that are not blank."""
+and take screenshots at phone and desktop widths that are not blank.
+
+The page counts steps from 1, in its text, its address (``#step=N``) and ``body[data-step]``;
+``expected[i]`` is step ``i + 1``. A test waits on the page's state (``open_at``, ``settle``),
+never on time: opening the same page at another ``#step=`` changes only its address, so the
+old render is still there until the page has read the new one."""
 
 from __future__ import annotations
 
@@ -40,6 +45,8 @@ class Position:
     trick: list[tuple[str, str]] = field(default_factory=list)
     marks: dict[str, int] = field(default_factory=lambda: {"AC": 0, "BD": 0})
     played: set[str] = field(default_factory=set)
+    #: Tricks captured so far in this hand.
+    piles: int = 0
 
 
 def positions(records: list[LogRecord]) -> list[Position]:
@@ -56,18 +63,24 @@ def positions(records: list[LogRecord]) -> list[Position]:
             trick = [] if len(last.trick) == 4 else list(last.trick)
             held = {s: list(tiles) for s, tiles in last.held.items()}
             played = set(last.played)
+            piles = last.piles
             if isinstance(record.action, Play):
                 tile = str(record.action.tile)
                 held[record.seat].remove(tile)
                 trick.append((record.seat, tile))
                 played.add(tile)
-            out.append(Position(last.hand, held, trick, dict(marks), played))
+                piles += len(trick) == 4
+            out.append(Position(last.hand, held, trick, dict(marks), played, piles))
         elif isinstance(record, HandEndRecord):
             marks = dict(record.marks)
             out[-1].marks = dict(marks)
         elif isinstance(record, MatchEndRecord):
             last = out[-1]
-            out.append(Position(last.hand, last.held, last.trick, dict(record.marks), last.played))
+            out.append(
+                Position(
+                    last.hand, last.held, last.trick, dict(record.marks), last.played, last.piles
+                )
+            )
         elif isinstance(record, TrickRecord):
             pass  # the winner is checked by the steps' own test; here the table's contents
     return out
@@ -87,6 +100,7 @@ return {
   marks: {AC: Number(document.querySelector('[data-marks=AC]').textContent),
           BD: Number(document.querySelector('[data-marks=BD]').textContent)},
   tiles: [...document.querySelectorAll('[data-tile]')].map((t) => t.dataset.tile),
+  piles: [...document.querySelectorAll('#piles .pile')].map((p) => Number(p.dataset.trick)),
   text: [...document.body.children].filter((e) => e.tagName !== 'SCRIPT')
     .map((e) => e.textContent).join(' '),
 };
@@ -111,11 +125,40 @@ def press(browser: Any, key: str) -> None:
     ActionChains(browser).send_keys(key).perform()
 
 
+def settle(browser: Any, script: str, wanted: Any, what: str, seconds: float = 20) -> None:
+    """Wait until ``script`` returns ``wanted``: a condition on the page, however slow the
+    machine (the deadline only ends a test whose page never gets there)."""
+    from selenium.common.exceptions import TimeoutException
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    try:
+        WebDriverWait(browser, seconds, poll_frequency=0.02).until(
+            lambda b: b.execute_script(script) == wanted
+        )
+    except TimeoutException:
+        raise AssertionError(f"{what}: still {browser.execute_script(script)!r}") from None
+
+
+#: The page's position once its script has rendered it, else null.
+POSITION = """const body = document.body;
+return body.dataset.ready === 'true' ? [Number(body.dataset.step), body.dataset.view] : null;"""
+
+
 def wait_ready(browser: Any) -> None:
-    deadline = time.monotonic() + 10
-    while browser.execute_script("return document.body.dataset.ready") != "true":
-        assert time.monotonic() < deadline, "the page never finished its first render"
-        time.sleep(0.02)
+    settle(browser, "return document.body.dataset.ready === 'true'", True, "first render")
+
+
+def shows(browser: Any, step: int, view: str) -> None:
+    """Wait until the page shows ``step`` (counted from 1) from ``view``."""
+    settle(browser, POSITION, [step, view], f"step {step}, view {view}")
+
+
+def open_at(browser: Any, page: Path, step: int, view: str, fragment: str | None = None) -> None:
+    """Open ``page`` at ``#step=STEP&view=VIEW`` (or ``fragment``) and wait until it shows
+    that position: when only the address's fragment changed, the page keeps its old render
+    until it reads the new one."""
+    browser.get(url(page, fragment if fragment is not None else f"step={step}&view={view}"))
+    shows(browser, step, view)
 
 
 async def test_stepping_through_a_whole_match_with_the_keyboard_shows_the_log(
@@ -129,33 +172,46 @@ async def test_stepping_through_a_whole_match_with_the_keyboard_shows_the_log(
     browser.get(url(page))
     wait_ready(browser)
     for index, position in enumerate(expected):
+        shows(browser, index + 1, "all")
         shown = browser.execute_script(READ_TABLE)
-        assert shown["step"] == index
+        assert shown["step"] == index + 1
         assert shown["trick"] == [list(p) for p in position.trick], f"step {index}"
+        # Everything's piles face up: only the tricks this hand has taken so far.
+        assert shown["piles"] == list(range(1, position.piles + 1)), f"step {index}"
         assert shown["counts"] == {s: len(position.held[s]) for s in SEATS}, f"step {index}"
         assert shown["marks"] == position.marks, f"step {index}"
         if index + 1 < len(expected):
             press(browser, Keys.ARROW_RIGHT)
     press(browser, Keys.ARROW_RIGHT)  # past the end: it stays at the end
-    # During the bidding each seat shows what it bid.
+    shows(browser, len(expected), "all")
+    # The address counts as the page does: "step N of M" is #step=N.
+    settle(browser, "return location.hash", f"#step={len(expected)}&view=all", "address")
+    position = browser.execute_script("return document.getElementById('position').textContent")
+    assert position.startswith(f"step {len(expected)} of {len(expected)} ")
+    # During the bidding each seat shows what it bid, and no pile is shown yet.
     first = next(r for r in run.records if isinstance(r, MoveRecord))
-    browser.get(url(page, "step=1&view=all"))
-    wait_ready(browser)
+    open_at(browser, page, 2, "all")
+    assert browser.execute_script(READ_TABLE)["piles"] == []
     chip = browser.execute_script(
         f"return document.querySelector('.seat[data-seat={first.seat}] .chip.bid').textContent"
     )
     assert chip == str(first.action)
     press(browser, Keys.END)
-    assert browser.execute_script(READ_TABLE)["step"] == len(expected) - 1
+    shows(browser, len(expected), "all")
+    assert browser.execute_script(READ_TABLE)["step"] == len(expected)
     press(browser, Keys.HOME)
+    shows(browser, 1, "all")
     press(browser, Keys.ARROW_DOWN)  # the first complete trick
     first_trick = next(i for i, p in enumerate(expected) if len(p.trick) == 4)
-    assert browser.execute_script(READ_TABLE)["step"] == first_trick
+    shows(browser, first_trick + 1, "all")
+    assert browser.execute_script(READ_TABLE)["piles"] == [1]
     press(browser, Keys.PAGE_DOWN)  # the second hand's deal
     second = next(i for i, p in enumerate(expected) if p.hand == 2)
-    assert browser.execute_script(READ_TABLE)["step"] == second
+    shows(browser, second + 1, "all")
+    assert browser.execute_script(READ_TABLE)["piles"] == []
     press(browser, Keys.PAGE_UP)
-    assert browser.execute_script(READ_TABLE)["step"] == 0
+    shows(browser, 1, "all")
+    assert browser.execute_script(READ_TABLE)["step"] == 1
 
 
 async def test_a_seats_perspective_never_shows_another_seats_unplayed_tile(
@@ -167,10 +223,10 @@ async def test_a_seats_perspective_never_shows_another_seats_unplayed_tile(
     only_a = write_page(tmp_path / "a.html", run.log, ["A"])
     for page, choose in ((everything, True), (only_a, False)):
         for index in range(0, len(expected), 7):
-            browser.get(url(page, f"step={index}&view=A" if choose else f"step={index}"))
-            wait_ready(browser)
+            step = index + 1
+            open_at(browser, page, step, "A", None if choose else f"step={step}")
             shown = browser.execute_script(READ_TABLE)
-            assert shown["view"] == "A" and shown["step"] == index
+            assert shown["view"] == "A" and shown["step"] == step
             position = expected[index]
             hidden = {t for s in SEATS if s != "A" for t in position.held[s]}
             visible = [t for t in shown["tiles"] if t != "hidden"]
@@ -178,22 +234,22 @@ async def test_a_seats_perspective_never_shows_another_seats_unplayed_tile(
             assert not any(t in shown["text"] for t in hidden), f"{page.name} step {index}"
             assert set(position.held["A"]) <= set(visible)
             assert shown["counts"] == {s: len(position.held[s]) for s in SEATS}
+            assert set(shown["piles"]) <= set(range(1, position.piles + 1))
     # Switching perspective with its button, in the middle of a hand, shows only A's tiles.
     from selenium.webdriver.common.by import By
 
     index = next(i for i, p in enumerate(expected) if len(p.played) >= 3)
-    browser.get(url(everything, f"step={index}&view=all"))
-    wait_ready(browser)
+    open_at(browser, everything, index + 1, "all")
     assert len(browser.execute_script(READ_TABLE)["tiles"]) > 7  # every hand open
     browser.find_element(By.CSS_SELECTOR, 'button[data-view="A"]').click()
+    shows(browser, index + 1, "A")
     shown = browser.execute_script(READ_TABLE)
     hidden = {t for s in SEATS if s != "A" for t in expected[index].held[s]}
-    assert shown["view"] == "A" and shown["step"] == index
+    assert shown["view"] == "A" and shown["step"] == index + 1
     assert not {t for t in shown["tiles"] if t != "hidden"} & hidden
     assert not any(t in shown["text"] for t in hidden)
     # In the everything page, the everything perspective shows every hand.
-    browser.get(url(everything, "step=1&view=all"))
-    wait_ready(browser)
+    open_at(browser, everything, 2, "all")
     shown = browser.execute_script(READ_TABLE)
     assert {t for s in SEATS for t in expected[1].held[s]} <= set(shown["tiles"])
 
@@ -209,8 +265,7 @@ async def test_hostile_names_and_refused_lines_render_as_text(
         "return JSON.parse(document.getElementById('match-data').textContent)"
     )
     noted = next(i for i, s in enumerate(data["steps"]) if s.get("notes"))
-    browser.get(url(page, f"step={noted}&view=all"))
-    wait_ready(browser)
+    open_at(browser, page, noted + 1, "all")
     found = browser.execute_script(
         """return {title: document.title, images: document.querySelectorAll('img').length,
                    bold: document.querySelectorAll('#notes b, .seat b').length,
@@ -237,7 +292,7 @@ async def test_hostile_names_and_refused_lines_render_as_text(
     links = browser.execute_script(
         "return [...document.querySelectorAll('#all-notes a')].map((a) => a.getAttribute('href'))"
     )
-    assert links == [f"#step={i}&view=all" for i in noted_steps]
+    assert links == [f"#step={i + 1}&view=all" for i in noted_steps]
 
 
 async def test_the_address_keeps_the_position_and_autoplay_moves_on(
@@ -249,20 +304,14 @@ async def test_the_address_keeps_the_position_and_autoplay_moves_on(
     page = write_page(tmp_path / "m.html", run.log)
     middle = len(positions(run.records)) // 2
     browser.get(url(page, f"step={middle}&view=B"))
-    wait_ready(browser)
+    shows(browser, middle, "B")
     assert browser.execute_script(READ_TABLE)["step"] == middle
     press(browser, Keys.ARROW_RIGHT)
     press(browser, Keys.ARROW_RIGHT)  # two quick steps: the address catches up within 200 ms
-    deadline = time.monotonic() + 2
-    while browser.execute_script("return location.hash") != f"#step={middle + 2}&view=B":
-        assert time.monotonic() < deadline, browser.execute_script("return location.hash")
-        time.sleep(0.02)
+    settle(browser, "return location.hash", f"#step={middle + 2}&view=B", "the address")
     # A link that names only a perspective keeps the position.
     browser.execute_script("location.hash = '#view=C'")
-    deadline = time.monotonic() + 2
-    while browser.execute_script(READ_TABLE)["view"] != "C":
-        assert time.monotonic() < deadline, "the perspective did not follow the address"
-        time.sleep(0.02)
+    shows(browser, middle + 2, "C")
     assert browser.execute_script(READ_TABLE)["step"] == middle + 2
     # Choosing a speed gives the keys back to the match.
     from selenium.webdriver.support.ui import Select
@@ -270,11 +319,14 @@ async def test_the_address_keeps_the_position_and_autoplay_moves_on(
     Select(browser.find_element("id", "speed")).select_by_value("0.25")
     assert browser.execute_script("return document.activeElement.id") != "speed"
     press(browser, Keys.SPACE)
-    deadline = time.monotonic() + 10
-    while browser.execute_script(READ_TABLE)["step"] < middle + 6:
-        assert time.monotonic() < deadline, "autoplay did not move on"
-        time.sleep(0.05)
+    settle(
+        browser,
+        f"return Number(document.body.dataset.step) >= {middle + 6}",
+        True,
+        "autoplay moving on",
+    )
     press(browser, Keys.SPACE)
+    settle(browser, "return document.getElementById('play').ariaPressed", "false", "pause")
     stopped = browser.execute_script(READ_TABLE)["step"]
     time.sleep(0.5)
     assert browser.execute_script(READ_TABLE)["step"] == stopped
@@ -299,8 +351,7 @@ async def test_screenshots_at_phone_and_desktop_widths_are_not_blank(
         {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600},
     )
     try:
-        browser.get(url(page, "step=20&view=all"))
-        wait_ready(browser)
+        open_at(browser, page, 21, "all")
         png = browser.get_screenshot_as_png()
         (tmp_path / f"shot-{width}.png").write_bytes(png)
         assert distinct_colours(png) > 30
