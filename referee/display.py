@@ -1,19 +1,36 @@
-"""Readable summaries for people (``--json`` is for scripts)."""
+"""Readable output for people (``--json`` is for scripts): the one console, tables printed
+whole, and the one progress display of long work, on a terminal and off it.
+
+Off a terminal — a pipe, a file, a CI log — rich would cut a table to 80 columns (headers
+``entra…``, commands ``random_b…``) and draw no progress at all. Here a table is printed at
+its natural width there, and on a terminal its columns wrap without cutting a header word;
+long work prints a line every ``PROGRESS_EVERY`` seconds when its bar cannot be drawn.
+"""
 
 from __future__ import annotations
 
+import os
+import shlex
+import time
 from collections.abc import Mapping
+from typing import Final
 
 from rich.console import Console
 from rich.markup import escape
+from rich.measure import Measurement
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table as RichTable
 
-from referee.match.outcome import MatchOutcome
+from referee.match.outcome import BotFailure, MatchOutcome
+from referee.match.process import StderrTail
 from referee.record.records import split_counts
 from referee.rules.contract import side_name
 from referee.rules.tiles import PARTNERSHIP_OF, SEATS, Seat
-from referee.terminal import markup
+from referee.terminal import markup, shown
+
+#: Faults the sandbox may have caused: the bot went away, went silent or could not start
+#: (a file, a variable or a system call refused to it), rather than answering wrongly.
+SANDBOX_SUSPECTS: Final = frozenset({"crashed", "timeout", "not_reading", "start_failed"})
 
 
 def counts_text(counts: Mapping[str, int]) -> str:
@@ -24,7 +41,7 @@ def counts_text(counts: Mapping[str, int]) -> str:
 def print_outcome(outcome: MatchOutcome, commands: dict[Seat, str]) -> None:
     # Names, commands, details and paths come from bots and users: printed through
     # ``markup`` (escaped controls, no rich markup) and without emoji codes (``:x:``).
-    console = Console(soft_wrap=True, emoji=False)
+    console = people_console()
     console.print(f"[bold]Texas 42 match[/bold] — seed {outcome.seed}")
     seats = RichTable(box=None, show_header=True, header_style="bold")
     for column in ("seat", "side", "bot", "command", "faults", "refused"):
@@ -39,15 +56,180 @@ def print_outcome(outcome: MatchOutcome, commands: dict[Seat, str]) -> None:
             counts_text(faults[seat]) or "—",
             counts_text(refused[seat]) or "—",
         )
-    console.print(seats)
+    print_table(console, seats)
     marks = f"A+C {outcome.marks['AC']}, B+D {outcome.marks['BD']}"
     winner = side_name(outcome.winner) if outcome.winner else "nobody"
     console.print(f"hands played: {outcome.hands}   marks: {marks}")
     console.print(f"[bold]winner: {winner}[/bold] ({outcome.end}: {markup(outcome.detail)})")
+    said: dict[tuple[str, str, tuple[str, ...]], Seat] = {}
+    for seat, failure in outcome.failures.items():
+        sandboxed = outcome.sandbox is not None and bool(outcome.sandbox.seats.get(seat))
+        key = (commands[seat], failure.reason, tuple(failure.stderr.lines))
+        like = said.get(key)
+        lines = failure_lines(
+            f"seat {seat}", failure, commands[seat], sandboxed, like and f"seat {like}"
+        )
+        said.setdefault(key, seat)
+        for line in lines:
+            console.print(line, markup=False, highlight=False)
     console.print(f"game digest: {outcome.game_digest}")
     if outcome.log:
         console.print(f"log: {markup(outcome.log)}")
     console.print(f"log digest: {outcome.log_digest}")
+
+
+def failure_lines(
+    who: str, failure: BotFailure, command: str, sandboxed: bool, like: str | None = None
+) -> list[str]:
+    """Why a bot failed, for people (already escaped; print without markup): its fault, the
+    last lines of its stderr and where the whole copy is, and — when it ran sandboxed and
+    went away or silent — the command that finds out whether the sandbox was the cause.
+    ``like`` names a seat that failed the same way, whose lines are not repeated."""
+    lines = [f"{who} failed: {failure.reason}: {shown(failure.detail)}"]
+    lines += stderr_lines(failure.stderr, like)
+    if sandboxed and failure.reason in SANDBOX_SUSPECTS and like is None:
+        lines.append(
+            f"  it ran sandboxed: referee check-bot {shown(shlex.quote(command))} runs it again"
+            " without the sandbox and tells whether the sandbox is the cause"
+        )
+    return lines
+
+
+def stderr_lines(tail: StderrTail, like: str | None = None) -> list[str]:
+    """The end of a bot's stderr for people (escaped), under a line that says how much of it
+    this is and where all of it is; ``like`` names one whose lines were the same."""
+    where = f"all of it in {shown(tail.path)}" if tail.path else ""
+    if like is not None:
+        return [f"  its stderr ends as {like}'s{f' ({where})' if where else ''}"]
+    if not tail.lines:
+        return ["  it wrote nothing on stderr"]
+    count = len(tail.lines)
+    part = f", the last {count} of {tail.total} lines" if tail.total > count else ""
+    return [
+        f"  its stderr{part}{f' ({where})' if where else ''}:",
+        *(f"  │ {shown(line)}" for line in tail.lines),
+    ]
+
+
+#: Seconds between progress lines when stderr is not a terminal (``REFEREE_PROGRESS_EVERY``
+#: overrides it, e.g. for a CI log that wants fewer).
+PROGRESS_EVERY: Final = 5.0
+
+
+def people_console(stderr: bool = False) -> Console:
+    """A console for people. Names, commands, details and paths come from bots and users:
+    they are printed through ``markup`` (escaped controls, no rich markup), and emoji codes
+    (``:x:``) stay as written."""
+    return Console(stderr=stderr, soft_wrap=True, emoji=False)
+
+
+def print_table(console: Console, table: RichTable) -> None:
+    """Print ``table`` whole. On a terminal its columns wrap (folding a long command or
+    name) but never below their longest header word; off a terminal it is printed at its
+    natural width, one row a line, so that a file or a pipe gets every header and command."""
+    for column in table.columns:
+        words = str(column.header).split() or [""]
+        column.min_width = max(column.min_width or 0, *map(len, words))
+        if column.overflow == "ellipsis":
+            column.overflow = "fold"
+    if console.is_terminal:
+        console.print(table)
+        return
+    natural = Measurement.get(console, console.options.update_width(1 << 16), table).maximum
+    width = console.width
+    console.width = max(width, natural)
+    try:
+        console.print(table)
+    finally:
+        console.width = width
+
+
+class LongWork:
+    """The one progress display of long work: a rich bar on a terminal (``bar``, which a
+    caller may show inside a live view of its own), and off a terminal a plain line every
+    ``every`` seconds — ``matches: 12 of 40 (30%), 0:12 elapsed, about 0:28 left`` — and
+    one at the end, so that a log or a pipe still shows the work moving."""
+
+    def __init__(
+        self,
+        what: str,
+        total: int,
+        console: Console,
+        *,
+        done: int = 0,
+        transient: bool = False,
+        every: float | None = None,
+    ) -> None:
+        self.what = what
+        self.total = total
+        self.done = done
+        self.console = console
+        self.every = progress_every() if every is None else every
+        self.bar: Progress | None = None
+        self._task = None
+        if console.is_terminal:
+            self.bar = progress_bar(what, console, transient)
+            self._task = self.bar.add_task(what, total=total, completed=done)
+        self._started = time.monotonic()
+        self._first = done
+        self._said = self._started
+        self._finished = False
+
+    def __enter__(self) -> LongWork:
+        if self.bar is not None:
+            self.bar.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.finish()
+
+    def advance(self, count: int = 1) -> None:
+        self.done += count
+        if self.bar is not None:
+            assert self._task is not None
+            self.bar.advance(self._task, count)
+            return
+        now = time.monotonic()
+        if now - self._said >= self.every:
+            self._said = now
+            self.console.print(self.line(now), markup=False, highlight=False)
+
+    def finish(self) -> None:
+        """The bar stops; off a terminal the last line says how far the work went."""
+        if self.bar is not None:
+            self.bar.stop()
+            self.bar = None
+        elif not self._finished and self.done > self._first:
+            self.console.print(self.line(time.monotonic(), end=True), markup=False, highlight=False)
+        self._finished = True
+
+    def line(self, now: float, end: bool = False) -> str:
+        """The progress line at ``now``."""
+        elapsed = now - self._started
+        share = f" ({self.done / self.total:.0%})" if self.total else ""
+        text = f"{self.what}: {self.done} of {self.total}{share}, {_clock(elapsed)} elapsed"
+        made = self.done - self._first
+        if not end and made > 0 and self.done < self.total:
+            left = elapsed / made * (self.total - self.done)
+            text += f", about {_clock(left)} left"
+        return text
+
+
+def progress_every() -> float:
+    """``PROGRESS_EVERY``, or the seconds ``REFEREE_PROGRESS_EVERY`` gives."""
+    try:
+        every = float(os.environ.get("REFEREE_PROGRESS_EVERY", PROGRESS_EVERY))
+    except ValueError:
+        return PROGRESS_EVERY
+    return every if every >= 0 else PROGRESS_EVERY
+
+
+def _clock(seconds: float) -> str:
+    """``0:12``, ``12:05``, ``1:02:03``."""
+    whole = int(seconds)
+    hours, rest = divmod(whole, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
 
 
 def progress_bar(what: str, console: Console, transient: bool = False) -> Progress:

@@ -11,8 +11,11 @@ time is the bot's alone.
 from __future__ import annotations
 
 import re
+import shutil
+import tempfile
 import time
 from functools import partial
+from pathlib import Path
 from typing import Final
 
 import trio
@@ -21,10 +24,12 @@ from referee.rules import SEATS
 from referee.sandbox.policy import plan
 from referee.settings import MatchLimits, SandboxSettings
 from referee.stats import percentile
+from referee.wire.messages import Ready
 
 from .conversations import CONVERSATIONS, startup
-from .matches import match_check, matches_check
-from .results import CHECKS, Check, CheckReport, DecisionTimes
+from .diagnosis import Rerun, diagnose
+from .matches import match_check, match_in, matches_check
+from .results import CHECKS, Check, CheckReport, DecisionTimes, Diagnosis
 from .session import Findings
 from .steps import Context, Verdict, converse, in_ms
 
@@ -69,18 +74,25 @@ async def check_bot_async(
     limits: MatchLimits | None = None,
     seed: int = 1,
     match: bool = True,
+    diagnose: bool = True,
 ) -> CheckReport:
     """``check_bot`` inside a running trio loop."""
     clock = time.monotonic()
     settings = (limits or MatchLimits()).for_seed(seed)
     sandbox_settings = sandbox or SandboxSettings()
     everywhere = dict.fromkeys(SEATS, command)
-    context = Context(command, plan(sandbox_settings, settings, everywhere), settings, Findings())
+    kept = Path(tempfile.mkdtemp(prefix="texas42-check-bot-"))
+    try:
+        sandbox_plan = plan(sandbox_settings, settings, everywhere, [kept])
+    except BaseException:
+        shutil.rmtree(kept, ignore_errors=True)
+        raise
+    context = Context(command, sandbox_plan, settings, Findings(), kept)
     verdicts: dict[str, Verdict] = {}
     verdicts["startup"], ready, startup_seconds, began = await startup(context)
     if began:
         for check, conversation in CONVERSATIONS.items():
-            verdicts[check] = await converse(context, conversation)
+            verdicts[check] = await converse(context, conversation, check)
         verdicts["matches"] = await matches_check(context, ready, match)
     else:
         why = "its ready stayed in its output buffer (see flush)"
@@ -104,17 +116,23 @@ async def check_bot_async(
             detail=verdicts[spec.name].detail,
             fix=_fix(spec.fix, verdicts[spec.name]),
             seats=list(verdicts[spec.name].seats),
+            stderr=verdicts[spec.name].stderr,
         )
         for spec in CHECKS
     ]
+    ok = all(
+        check.status == "passed" or (check.name in WHOLE_MATCHES and not match) for check in checks
+    )
+    diagnosis = None
+    if not ok and diagnose and not context.sandbox.off:
+        diagnosis = await _diagnosis(context, checks, ready)
+    if ok:
+        shutil.rmtree(kept, ignore_errors=True)
     times = [seconds * 1000 for seconds in context.findings.decisions]
     return CheckReport(
         command=command,
         # Matches left out on purpose (--no-match) are no failure; skipped for a failure they are.
-        ok=all(
-            check.status == "passed" or (check.name in WHOLE_MATCHES and not match)
-            for check in checks
-        ),
+        ok=ok,
         name=None if ready is None else ready.name,
         startup_ms=None if startup_seconds is None else startup_seconds * 1000,
         decisions=DecisionTimes(
@@ -126,7 +144,50 @@ async def check_bot_async(
         checks=checks,
         sandbox=context.sandbox.report.summary(),
         seconds=time.monotonic() - clock,
+        kept=None if ok else str(kept),
+        diagnosis=diagnosis,
     )
+
+
+async def _diagnosis(
+    context: Context, checks: list[Check], ready: Ready | None
+) -> Diagnosis | None:
+    """Whether the sandbox made the first failed check fail (one that talks to the bot:
+    the checks over every line are judged from the others)."""
+    for check in checks:
+        if check.status != "failed":
+            continue
+        rerun = _rerun(check, ready)
+        if rerun is None:
+            continue
+        seat = next((seat for seat in check.seats if seat.status == "failed"), None)
+        tail = check.stderr if seat is None else seat.stderr
+        return await diagnose(context, check.name, rerun, tail)
+    return None
+
+
+def _rerun(check: Check, ready: Ready | None) -> Rerun | None:
+    """How to run ``check`` again in another context (None for the checks over every line)."""
+    name = check.name
+    if name == "startup":
+
+        async def again(context: Context) -> Verdict:
+            return (await startup(context))[0]
+
+        return again
+    if name in CONVERSATIONS:
+        return partial(converse, conversation=CONVERSATIONS[name], name=name)
+    if name == "matches":
+        return partial(matches_check, ready=ready, match=True)
+    if name == "match":
+        seat = next(seat.seat for seat in check.seats if seat.status == "failed")
+
+        async def in_seat(context: Context) -> Verdict:
+            played = await match_in(context, seat)
+            return Verdict(played.status, played.detail)
+
+        return in_seat
+    return None
 
 
 def check_bot(
@@ -136,6 +197,7 @@ def check_bot(
     limits: MatchLimits | None = None,
     seed: int = 1,
     match: bool = True,
+    diagnose: bool = True,
 ) -> CheckReport:
     """Check that ``command`` speaks the protocol: start it sandboxed as a match would (with
     ``sandbox`` and the bounds and timeouts of ``limits``), run every scripted conversation
@@ -145,5 +207,13 @@ def check_bot(
     one process (seeds ``seed`` to ``seed + 3``) when ``match``. Raises ``SandboxRefused``
     under ``--sandbox strict`` when a layer is missing, like ``referee match``."""
     return trio.run(
-        partial(check_bot_async, command, sandbox=sandbox, limits=limits, seed=seed, match=match)
+        partial(
+            check_bot_async,
+            command,
+            sandbox=sandbox,
+            limits=limits,
+            seed=seed,
+            match=match,
+            diagnose=diagnose,
+        )
     )

@@ -169,4 +169,4 @@ async def startup(context: Context) -> tuple[Verdict, Ready | None, float | None
             raise failed(f"ready after {seconds:.2f} s, over the {limit:g} s start-up limit")
         return Verdict("passed", f"{answer.text} {in_ms(seconds)} after its start")
 
-    return await converse(context, talk), ready, seconds, responded
+    return await converse(context, talk, "startup"), ready, seconds, responded

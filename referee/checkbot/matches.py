@@ -4,6 +4,7 @@ seat of a real match, run by the referee as ``referee match`` runs one)."""
 
 from __future__ import annotations
 
+import contextlib
 import shlex
 import sys
 import tempfile
@@ -14,7 +15,7 @@ import msgspec
 import trio
 
 from referee.match.outcome import MatchOutcome
-from referee.match.runner import BUNDLED_BOTS, run_match, stderr_path
+from referee.match.runner import BUNDLED_BOTS, run_match
 from referee.record.log import read_log
 from referee.record.records import BotReady, LogRecord, MoveRecord, split_counts
 from referee.rules import SEATS, Seat
@@ -23,11 +24,13 @@ from referee.wire.messages import Ready
 
 from .opponents import play_among_random_bots
 from .results import SeatCheck, seat_letters, seats_text
-from .session import Findings, Session, cut
+from .session import Findings, Session
 from .steps import Context, Stop, Verdict, converse, exits, in_ms
 
 #: The bundled bot in the other seats of each ``match``.
 RANDOM_BOT: Final = shlex.join([sys.executable, str(BUNDLED_BOTS / "random_bot.py")])
+#: The prefix of a match's folder when nothing is kept.
+_TEMP: Final = "texas42-check-bot-"
 #: Ordinals for a ``many`` bot's hellos: one a match, and a match in each seat.
 _NTH: Final = ("first", "second", "third", "fourth")
 
@@ -181,21 +184,25 @@ async def matches_check(context: Context, ready: Ready | None, match: bool) -> V
         return Verdict(
             "skipped", 'not asked for: ready said "many", checked by a match in each seat'
         )
-    return await converse(context, seat_matches)
+    return await converse(context, seat_matches, "matches")
 
 
 async def match_check(context: Context) -> Verdict:
     """A real match in each seat, A to D: a new process of the bot in it, the bundled random
     bot in the three others, all started and sandboxed by the referee as ``referee match``
     does. Every seat is played, so the report names each one that fails."""
-    seats = [await _match_in(context, seat) for seat in SEATS]
+    seats = [await match_in(context, seat) for seat in SEATS]
     return _by_seat(seats, f"seed {context.settings.seed}: no fault in any seat")
 
 
-async def _match_in(context: Context, seat: Seat) -> SeatCheck:
+async def match_in(context: Context, seat: Seat) -> SeatCheck:
     commands = dict.fromkeys(SEATS, RANDOM_BOT) | {seat: context.command}
-    with tempfile.TemporaryDirectory(prefix="texas42-check-bot-") as folder:
-        log = Path(folder) / "match.jsonl"
+    with contextlib.ExitStack() as stack:
+        if context.kept is not None:
+            folder = context.kept / f"match-{seat}"
+        else:
+            folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix=_TEMP)))
+        log = folder / "match.jsonl"
         sandbox = plan(context.sandbox.settings, context.settings, commands, [log.parent])
         outcome = await run_match(context.settings, commands, log, sandbox)
         try:
@@ -204,13 +211,10 @@ async def _match_in(context: Context, seat: Seat) -> SeatCheck:
             records = []
         _seat_times(records, seat, context.findings)
         trouble = _trouble(outcome, seat)
-        stderr = stderr_path(log, seat)
-        if trouble is not None and stderr.exists():
-            lines = [line for line in stderr.read_text(errors="replace").splitlines() if line]
-            if lines and lines[-1] not in trouble:  # the fault's detail may quote it already
-                trouble += f"; its stderr ends: {cut(lines[-1])}"
+        failure = outcome.failures.get(seat)
+        stderr = failure.stderr if failure is not None else None
     if trouble is not None:
-        return SeatCheck(seat=seat, status="failed", detail=trouble)
+        return SeatCheck(seat=seat, status="failed", detail=trouble, stderr=stderr)
     summary = f"{outcome.hands} hands, {outcome.end}: {outcome.detail}"
     return SeatCheck(
         seat=seat, status="passed", detail=f"{summary}, no fault{_refused(outcome, seat)}"

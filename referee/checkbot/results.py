@@ -8,10 +8,15 @@ from typing import Final, Literal
 
 import msgspec
 
+from referee.match.process import StderrTail
 from referee.rules import Seat
 from referee.terminal import markup, shown
 
 Status = Literal["passed", "failed", "skipped"]
+#: What made a check fail under the sandbox: not the sandbox at all; a variable it does not
+#: pass; a file outside the allow-list; a system call seccomp refuses; another single layer
+#: (``layer`` names it); or only the sandbox as a whole.
+Cause = Literal["not_sandbox", "environment", "files", "system_call", "layer", "sandbox"]
 
 
 class CheckSpec(msgspec.Struct, frozen=True):
@@ -29,6 +34,8 @@ class SeatCheck(msgspec.Struct, frozen=True, kw_only=True):
     seat: Seat
     status: Status
     detail: str
+    #: When it failed: the end of the bot's stderr in that match, and the whole copy's path.
+    stderr: StderrTail | None = None
 
 
 class Check(msgspec.Struct, frozen=True, kw_only=True):
@@ -43,6 +50,24 @@ class Check(msgspec.Struct, frozen=True, kw_only=True):
     detail: str
     fix: str = ""
     seats: list[SeatCheck] = []
+    #: When it failed: the end of the bot's stderr in that conversation, and its copy's path.
+    stderr: StderrTail | None = None
+
+
+class Diagnosis(msgspec.Struct, frozen=True, kw_only=True):
+    """Whether the sandbox made the first failed check fail: that check run again with the
+    sandbox off, then with one layer relaxed at a time, to say which kind of refusal it met
+    and the option that lets the bot through."""
+
+    #: The check run again.
+    check: str
+    cause: Cause
+    #: What the runs showed, in words.
+    detail: str
+    #: The option that fixes it, or how to do without ("" when nothing is to be changed here).
+    fix: str
+    #: The times the bot was run again to find out.
+    runs: int
 
 
 class DecisionTimes(msgspec.Struct, frozen=True, kw_only=True):
@@ -70,6 +95,12 @@ class CheckReport(msgspec.Struct, frozen=True, kw_only=True):
     sandbox: str
     #: Seconds check-bot took.
     seconds: float
+    #: Where each conversation's and match's stderr copy (and each match's log) was kept:
+    #: kept only when a check failed.
+    kept: str | None = None
+    #: Whether the sandbox made the first failed check fail (None: all passed, the sandbox
+    #: was off, or this was not asked).
+    diagnosis: Diagnosis | None = None
 
 
 _T: Final = "PROTOCOL.md"
@@ -248,6 +279,11 @@ def summary_lines(report: CheckReport) -> list[str]:
         f"decisions: {times.count}; median {_ms(times.median_ms)}, p99 {_ms(times.p99_ms)},"
         f" max {_ms(times.max_ms)}",
         report.sandbox,
+        *(
+            [f"kept: {shown(report.kept)} (each conversation's stderr, each match's log)"]
+            if report.kept
+            else []
+        ),
         f"check-bot took {report.seconds:.2f} s",
         verdict,
     ]
@@ -266,4 +302,29 @@ def report_lines(report: CheckReport, width: int = 120, color: bool = False) -> 
         emoji=False,  # a bot's ":smile:" stays as it wrote it
     )
     console.print(report_table(report))
-    return buffer.getvalue().rstrip("\n").split("\n") + summary_lines(report)
+    lines = buffer.getvalue().rstrip("\n").split("\n")
+    return lines + why_lines(report) + summary_lines(report)
+
+
+def why_lines(report: CheckReport) -> list[str]:
+    """Why the bot failed, under the table: the end of its stderr in each failed check (and
+    seat), and whether the sandbox was the cause. Escaped: print without markup."""
+    from referee.display import stderr_lines
+
+    lines: list[str] = []
+    for check in report.checks:
+        if check.stderr is not None:
+            lines += [f"{check.name}:", *stderr_lines(check.stderr)]
+        for seat in check.seats:
+            if seat.stderr is not None:
+                lines += [f"{check.name}, seat {seat.seat}:", *stderr_lines(seat.stderr)]
+    diagnosis = report.diagnosis
+    if diagnosis is not None:
+        times = f"{diagnosis.runs} more time{'s' if diagnosis.runs != 1 else ''}"
+        lines.append(
+            f"was it the sandbox? {shown(diagnosis.detail)} (the {diagnosis.check} check,"
+            f" run {times})"
+        )
+        if diagnosis.fix:
+            lines.append(f"  fix: {shown(diagnosis.fix)}")
+    return lines

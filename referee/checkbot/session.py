@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Final, Literal
 
 import msgspec
@@ -301,15 +302,20 @@ def _looks_like_protocol(line: bytes) -> bool:
 
 @asynccontextmanager
 async def started(
-    command: str, sandbox: SandboxPlan, settings: MatchSettings, findings: Findings
+    command: str,
+    sandbox: SandboxPlan,
+    settings: MatchSettings,
+    findings: Findings,
+    stderr: Path | None = None,
 ) -> AsyncIterator[Session]:
-    """A new sandboxed process of ``command`` in seat A, closed (and reaped) on the way out.
+    """A new sandboxed process of ``command`` in seat A, closed (and reaped) on the way out;
+    its stderr copied to ``stderr``.
 
     Raises ``BotStartFailed`` when it cannot be started, ``OSError`` when its sandbox cannot
     be made."""
     jails = MatchJails(sandbox)
     try:
-        bot = BotProcess.start(SEAT, command, None, settings.stderr_limit, jails.jail(SEAT))
+        bot = BotProcess.start(SEAT, command, stderr, settings.stderr_limit, jails.jail(SEAT))
         stderr_done = trio.Event()
 
         async def drain() -> None:

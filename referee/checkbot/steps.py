@@ -8,12 +8,14 @@ conversation reads as the exchange it scripts.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any, Final
 
 import trio
 
 from referee.errors import BotStartFailed
+from referee.match.process import StderrTail
 from referee.rules import Action
 from referee.sandbox.policy import SandboxPlan
 from referee.settings import MatchSettings
@@ -38,6 +40,8 @@ class Verdict:
     detail: str
     #: Seat by seat, for a check that plays the bot in every seat.
     seats: tuple[SeatCheck, ...] = ()
+    #: The end of the bot's stderr, when it failed.
+    stderr: StderrTail | None = None
 
 
 class Stop(Exception):
@@ -62,6 +66,12 @@ class Context:
     sandbox: SandboxPlan
     settings: MatchSettings
     findings: Findings
+    #: Where each conversation's stderr copy and each match's log go (None: nowhere).
+    kept: Path | None = None
+
+    def stderr_file(self, name: str) -> Path | None:
+        """Where the stderr of the conversation ``name`` is copied."""
+        return None if self.kept is None else self.kept / f"{name}.stderr"
 
 
 def in_ms(seconds: float) -> str:
@@ -161,18 +171,26 @@ async def exits(session: Session, sent: float, what: str) -> float:
 Conversation = Callable[[Session, Context], Awaitable[Verdict]]
 
 
-async def converse(context: Context, conversation: Conversation) -> Verdict:
-    """Run one conversation with a new process of the bot."""
+async def converse(context: Context, conversation: Conversation, name: str) -> Verdict:
+    """Run one conversation (the check ``name``) with a new process of the bot; a failed
+    one carries the end of the bot's stderr, read once the bot is closed."""
     try:
         async with started(
-            context.command, context.sandbox, context.settings, context.findings
+            context.command,
+            context.sandbox,
+            context.settings,
+            context.findings,
+            context.stderr_file(name),
         ) as session:
             try:
-                return await conversation(session, context)
+                verdict = await conversation(session, context)
             except Stop as stop:
-                return stop.verdict
+                verdict = stop.verdict
             finally:
                 await session.finish("end of the conversation")
+        if verdict.status == "failed":
+            verdict = replace(verdict, stderr=session.bot.stderr.tail())
+        return verdict
     except BotStartFailed as exc:
         return Verdict("failed", f"could not be started: {exc}")
     except OSError as exc:

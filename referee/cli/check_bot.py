@@ -45,6 +45,16 @@ def check_bot_command(
             ' bot, and for a bot that says "matches": "many" one in each seat in one process.',
         ),
     ] = True,
+    diagnose: Annotated[
+        bool,
+        typer.Option(
+            "--diagnose/--no-diagnose",
+            help="When a check fails sandboxed, run it again without the sandbox, then with"
+            " one part of it lifted at a time, to say whether the sandbox is the cause and"
+            " which option fixes it. The bot then runs with your environment, your files or"
+            " no sandbox: --no-diagnose for a bot you did not write.",
+        ),
+    ] = True,
     json_output: Annotated[
         bool, typer.Option("--json", help="Print the report as one JSON object on stdout.")
     ] = False,
@@ -65,7 +75,7 @@ def check_bot_command(
     settings = sandbox_settings(sandbox, sandbox_allow, sandbox_env)
     limits = MatchLimits(**limit_fields(move_timeout=move_timeout, startup_timeout=startup_timeout))
     try:
-        report = check_bot(command, sandbox=settings, limits=limits, match=match)
+        report = check_bot(command, sandbox=settings, limits=limits, match=match, diagnose=diagnose)
     except SandboxRefused as exc:
         raise fail(str(exc)) from None
     if json_output:

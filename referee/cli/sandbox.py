@@ -23,10 +23,10 @@ def sandbox_command(
     Exits 0 when every layer a competition needs works (--sandbox strict would start), 1 if
     not.
     """
-    from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
 
+    from referee.display import people_console, print_table
     from referee.sandbox.layers import REQUIRED
     from referee.sandbox.probe import doctor
 
@@ -45,6 +45,6 @@ def sandbox_command(
                 escape(row.detail),
                 escape(row.protects),
             )
-        Console(soft_wrap=False).print(table)
+        print_table(people_console(), table)
         typer.echo("--sandbox strict: ready" if ready else "--sandbox strict would refuse to start")
     raise typer.Exit(OK if ready else FAILED)

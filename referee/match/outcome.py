@@ -5,10 +5,19 @@ from __future__ import annotations
 import msgspec
 
 from referee.errors import BotFault, reason_code
+from referee.match.process import StderrTail
 from referee.record.records import EndReason, Forfeit
 from referee.record.sandbox import SandboxReport
 from referee.record.visibility import public_detail
 from referee.rules.tiles import Partnership, Seat
+
+
+class BotFailure(msgspec.Struct, frozen=True):
+    """Why a seat's bot failed in a match: its first fault, and what it wrote on stderr."""
+
+    reason: str
+    detail: str
+    stderr: StderrTail
 
 
 class MatchOutcome(msgspec.Struct, frozen=True):
@@ -35,6 +44,8 @@ class MatchOutcome(msgspec.Struct, frozen=True):
     log: str | None = None
     #: The sandbox layers the bots ran under.
     sandbox: SandboxReport | None = None
+    #: Each seat charged with a fault: the first one, and the end of its bot's stderr.
+    failures: dict[Seat, BotFailure] = msgspec.field(default_factory=dict)
 
 
 class MatchOver(Exception):

@@ -21,6 +21,7 @@ from contextlib import suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, Final
 
+import msgspec
 import trio
 
 from referee.errors import BotFault, BotStartFailed
@@ -41,19 +42,46 @@ _INTERRUPTS: Final = frozenset({signal.SIGINT, signal.SIGTERM, signal.SIGHUP})
 _UNREAD_CHUNKS: Final = 16
 
 
+class StderrTail(msgspec.Struct, frozen=True):
+    """The end of what a bot wrote on stderr, to say why it failed: its last lines (each cut
+    to ``TAIL_LINE_CHARS``, the bot's exact characters: escape them to print) and where the
+    whole copy is kept."""
+
+    #: The stderr copy beside the log (None when the bot wrote nothing, or none is kept).
+    path: str | None
+    #: The last lines with any text in them, at most ``TAIL_LINES``.
+    lines: list[str]
+    #: Lines the bot wrote in all (how many ``lines`` leaves out).
+    total: int
+
+
+#: Lines of a bot's stderr kept in memory to say why it failed, the longest kept of each,
+#: and the bytes kept to find them.
+TAIL_LINES: Final = 20
+TAIL_LINE_CHARS: Final = 300
+_TAIL_BYTES: Final = 8192
+
+
 class StderrSink:
-    """Copies a bot's stderr to a file, up to ``limit`` bytes; the rest is counted and dropped."""
+    """Copies a bot's stderr to a file, up to ``limit`` bytes (the rest is counted and
+    dropped), and keeps its last lines in memory whatever the limit: a crash's cause is at
+    the end, past the copy's bound if need be."""
 
     def __init__(self, path: Path | None, limit: int) -> None:
         self.path = path
         self.limit = limit
         self.written = 0
         self.dropped = 0
-        self._tail = b""  # the last bytes, for the fault's detail
+        self._tail = b""  # the last bytes, for the fault's detail and the failure's lines
+        self._newlines = 0
+        self._ends_line = True
         self._file: BinaryIO | None = None  # opened at the first byte: most bots write none
+        self._copied = False
 
     def write(self, data: bytes | bytearray) -> None:
-        self._tail = (self._tail + bytes(data[-400:]))[-400:]
+        self._tail = (self._tail + bytes(data[-_TAIL_BYTES:]))[-_TAIL_BYTES:]
+        self._newlines += data.count(b"\n")
+        self._ends_line = data.endswith(b"\n")
         room = self.limit - self.written
         kept = data[: max(room, 0)]
         if kept and self.path is not None:
@@ -62,6 +90,7 @@ class StderrSink:
                     self._file = private_file(self.path, append=True)
                 self._file.write(kept)
                 self._file.flush()
+                self._copied = True
             except OSError:
                 # A stderr copy that cannot be written must not stop the match: drop it.
                 self.path = None
@@ -69,10 +98,34 @@ class StderrSink:
         self.written += len(kept)
         self.dropped += len(data) - len(kept)
 
+    def last_lines(self, count: int = TAIL_LINES) -> list[str]:
+        """The last ``count`` lines the bot wrote with any text in them, each cut to
+        ``TAIL_LINE_CHARS`` (a line cut at the front of what is kept starts with ``…``)."""
+        data = self._tail
+        clipped = len(data) == _TAIL_BYTES and b"\n" in data
+        lines = data.splitlines()
+        text: list[str] = []
+        for index, raw in enumerate(lines):
+            if not raw.strip():
+                continue
+            line = raw.decode("utf-8", "replace").rstrip()
+            if index == 0 and clipped:
+                line = "…" + line[-TAIL_LINE_CHARS:]
+            elif len(line) > TAIL_LINE_CHARS:
+                line = line[:TAIL_LINE_CHARS] + "…"
+            text.append(line)
+        return text[-count:]
+
     def last_line(self) -> str:
-        """The last non-empty line the bot wrote to stderr, cut to 200 characters."""
-        lines = [line for line in self._tail.splitlines() if line.strip()]
-        return lines[-1].decode("utf-8", "replace")[-200:] if lines else ""
+        """The last line the bot wrote with any text in it, cut to 200 characters."""
+        lines = self.last_lines(1)
+        return lines[0][-200:] if lines else ""
+
+    def tail(self) -> StderrTail:
+        """What the bot wrote on stderr, for a report of why it failed."""
+        total = self._newlines + (0 if self._ends_line else 1)
+        path = str(self.path) if self.path is not None and self._copied else None
+        return StderrTail(path=path, lines=self.last_lines(), total=total)
 
     def close(self) -> None:
         if self._file is None:
@@ -128,6 +181,15 @@ class Child:
             self._pidfd = None
 
 
+def denied(line: str) -> bool:
+    """Does a line of a bot's stderr say a file was refused to it (``EACCES``), in the words
+    of C, Python, Rust, Go, node or Java?"""
+    return any(word in line for word in _DENIED)
+
+
+_DENIED: Final = ("Permission denied", "EACCES", "os error 13", "PermissionDenied")
+
+
 def exit_status(returncode: int | None) -> str:
     """``-9`` -> ``"killed by SIGKILL"``; ``3`` -> ``"exit status 3"``."""
     if returncode is None:
@@ -159,6 +221,9 @@ class BotProcess:
         self.stdin: trio.abc.SendStream = trio.lowlevel.FdStream(stdin)
         self.stdout = trio.lowlevel.FdStream(stdout)
         self._stderr_stream = trio.lowlevel.FdStream(stderr)
+        #: Set when the running ``drain_stderr`` ends (the bot closed its stderr, or the
+        #: match that started it is over).
+        self._drained: trio.Event | None = None
 
     @classmethod
     def start(
@@ -248,9 +313,20 @@ class BotProcess:
     async def drain_stderr(self) -> None:
         """Copy stderr until the bot closes it (run as a background task)."""
         stream = self._stderr_stream
-        with suppress(trio.BrokenResourceError, trio.ClosedResourceError):
-            while data := await stream.receive_some(65536):
-                self.stderr.write(data)
+        drained = self._drained = trio.Event()
+        try:
+            with suppress(trio.BrokenResourceError, trio.ClosedResourceError):
+                while data := await stream.receive_some(65536):
+                    self.stderr.write(data)
+        finally:
+            drained.set()
+
+    async def _stderr_read(self, limit: float) -> None:
+        """Wait up to ``limit`` seconds for the copy of stderr to reach its end: a bot that
+        crashed has written its last words, and they may still be in the pipe."""
+        if self._drained is not None:
+            with trio.move_on_after(limit):
+                await self._drained.wait()
 
     def _signal_group(self, signum: int) -> bool:
         """Send ``signum`` to the bot's group; False when the group is gone (or not ours)."""
@@ -293,6 +369,7 @@ class BotProcess:
             if self.jail is not None:
                 self.jail.kill()
             await self.process.wait()
+            await self._stderr_read(TERM_GRACE)
             for stream in (self.stdout, self._stderr_stream):
                 with suppress(OSError, trio.ClosedResourceError):
                     await stream.aclose()
@@ -312,6 +389,7 @@ class BotProcess:
         it, else ``fault`` with how it ended and the last line of its stderr."""
         with trio.move_on_after(0.5):
             await self.process.wait()
+        await self._stderr_read(0.5)
         code = self.process.returncode
         if self.jail is not None:
             precise = self.jail.explain(fault, code)
@@ -321,7 +399,7 @@ class BotProcess:
             return fault
         tail = self.stderr.last_line()
         said = f"; its stderr ends: {tail!r}" if tail else ""
-        if self.jail is not None and ("Permission denied" in tail or "EACCES" in tail):
+        if self.jail is not None and any(map(denied, self.stderr.last_lines())):
             said += (
                 "; the sandbox lets a bot read only its runtime, the files and directories"
                 " its command names, and --sandbox-allow PATH"

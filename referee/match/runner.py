@@ -19,8 +19,8 @@ from referee import bundled
 from referee.errors import BotFault, BotStartFailed
 from referee.files import private_directory, private_file
 from referee.match.connection import BotConnection
-from referee.match.outcome import MatchOutcome
-from referee.match.process import BotProcess
+from referee.match.outcome import BotFailure, MatchOutcome
+from referee.match.process import BotProcess, StderrSink, StderrTail
 from referee.match.source import BotSource, FreshBots, give_back_all
 from referee.match.table import Table
 from referee.record.log import LogWriter
@@ -138,6 +138,8 @@ async def run_match(
         bots: dict[Seat, BotProcess] = {}
         failures: dict[Seat, BotStartFailed] = {}
         table: Table | None = None
+        #: The stderr of a kept bot replaced in its match: its fault is the seat's first.
+        replaced: dict[Seat, StderrSink] = {}
 
         async def explain(seat: Seat, fault: BotFault) -> BotFault:
             return await bots[seat].explain(fault)
@@ -152,6 +154,7 @@ async def run_match(
             async def restart(seat: Seat) -> BotConnection:
                 """Close the kept bot that failed (at once: it may be spinning), start another."""
                 assert source is not None
+                replaced.setdefault(seat, bots[seat].stderr)
                 await give_back_all(source, [(bots.pop(seat), False)])
                 try:
                     bot = await source.fresh(
@@ -217,4 +220,19 @@ async def run_match(
                     if source is not None:
                         source.close()
                 nursery.cancel_scope.cancel()  # stderr readers of bots whose pipes stay open
-    return msgspec.structs.replace(outcome, log=str(log_path))
+    sinks = {seat: bot.stderr for seat, bot in bots.items()} | replaced
+    return msgspec.structs.replace(outcome, log=str(log_path), failures=bot_failures(table, sinks))
+
+
+def bot_failures(table: Table, sinks: dict[Seat, StderrSink]) -> dict[Seat, BotFailure]:
+    """Each seat charged with a fault: its first, and the end of its bot's stderr (read once
+    the bots are given back, so that a crash's last words are in)."""
+    failures: dict[Seat, BotFailure] = {}
+    for seat, state in table.seats.items():
+        fault = state.first_fault
+        if fault is None:
+            continue
+        sink = sinks.get(seat)
+        tail = sink.tail() if sink is not None else StderrTail(path=None, lines=[], total=0)
+        failures[seat] = BotFailure(reason=fault.reason, detail=fault.detail, stderr=tail)
+    return failures

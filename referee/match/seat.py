@@ -31,6 +31,8 @@ class SeatState:
     #: Faults and refused and ignored answers, by reason (as ``match_end`` counts them).
     faults: Counter[str] = field(default_factory=Counter)
     strikes: int = 0
+    #: The first fault charged against it in this match (why its bot failed, if it did).
+    first_fault: FaultRecord | None = None
     #: Why its bot can no longer play (it failed to start, crashed or stopped reading).
     dead: BotFault | None = None
     #: What its ``ready`` said it can play; with ``charged`` and ``delivered`` it says whether
@@ -67,7 +69,7 @@ class SeatState:
         self.faults[code] += 1
         if penalty != "restart":  # a restart's fault is the process's it replaced
             self.charged = True
-        return FaultRecord(
+        record = FaultRecord(
             seat=self.seat,
             reason=code,
             detail=str(fault),
@@ -76,3 +78,6 @@ class SeatState:
             id=act_id,
             timing=timing,
         )
+        if self.first_fault is None:
+            self.first_fault = record
+        return record

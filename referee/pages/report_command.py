@@ -9,7 +9,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from referee.display import progress_bar
+from referee.display import LongWork
 from referee.pages.page import PageError, write_page
 from referee.pages.report_page import MatchRow, match_pages, report_page
 from referee.tournament.results import MatchResult, ResultsError, ResultsHeader, read_results
@@ -46,10 +46,8 @@ def write_report(results: Path, out: Path | None, sprt: Sprt | None, err: Consol
     _check(header, matches, results)
     if sprt is not None and len(header.settings.entrants) != 2:
         raise ResultsError("--sprt compares exactly two entrants; this tournament has more")
-    progress = progress_bar("match pages", err, transient=True)
-    with progress:
-        task = progress.add_task("pages", total=len(matches))
-        rows = match_pages(header, matches, results, out, lambda: progress.advance(task))
+    with LongWork("match pages", len(matches), err, transient=True) as work:
+        rows = match_pages(header, matches, results, out, work.advance)
     write_page(out, report_page(header, matches, rows, sprt), source=results)
     return Written(out, len(matches), [row for row in rows if row.page is None])
 

@@ -14,6 +14,7 @@ from referee.files import private_directory
 from referee.rules.tiles import SEATS
 from referee.sandbox.policy import plan as plan_sandbox
 from referee.tournament.config import TournamentConfig, TournamentError, default_jobs
+from referee.tournament.failures import failure_kinds, new_failures
 from referee.tournament.output import Ending, SprtState, TournamentOutput
 from referee.tournament.plan import MatchJob, plan
 from referee.tournament.results import MatchResult, ResultsFile, refuse_used_logs
@@ -155,6 +156,8 @@ class _Tournament:
         self.names = [entrant.name for entrant in config.settings.entrants]
         self.results = list(results_file.done.values())
         self.failed: set[str] = set()
+        #: (entrant, reason) of the bot failures told so far: each kind is told once.
+        self.told: set[tuple[str, str]] = set()
         self.sprt: SprtState | None = None
         self._update_sprt()
 
@@ -211,6 +214,14 @@ class _Tournament:
     def _on_result(self, result: MatchResult) -> bool:
         self.results_file.append(result)
         self.results.append(result)
+        for seat, entrant in new_failures(result, self.told):
+            failure = result.failures[seat]
+            detail = failure.detail if len(failure.detail) <= 160 else failure.detail[:160] + "…"
+            where = failure.stderr.path or "nothing written"
+            self.output.note(
+                f"{entrant} failed in {result.match_id} (seat {seat}): {failure.reason}:"
+                f" {detail}; its stderr: {where} (the end of it is shown at the end)"
+            )
         self.output.match_done(self.results)
         self._update_sprt()
         return not self.decided
@@ -231,4 +242,8 @@ class _Tournament:
             results_path=self.config.results,
             logs=self.config.logs,
             sprt=self.sprt,
+            failures=failure_kinds(self.results, self._commands()),
         )
+
+    def _commands(self) -> dict[str, str]:
+        return {entrant.name: entrant.command for entrant in self.config.settings.entrants}

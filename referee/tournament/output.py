@@ -5,12 +5,13 @@ terminal_output``) and a test's recorder are alike to it."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
 import msgspec
 
+from referee.tournament.failures import FailureKind
 from referee.tournament.results import MatchResult
 from referee.tournament.standings import Sprt, Standings, pair_scores, played
 
@@ -36,6 +37,8 @@ class Ending:
     results_path: Path
     logs: Path
     sprt: SprtState | None = None
+    #: Each entrant's faults by reason, with the first of each and its bot's stderr.
+    failures: list[FailureKind] = field(default_factory=list)
 
     def document(self) -> dict[str, Any]:
         """The standings as ``--json`` prints them: ``matches`` recorded, of them ``played``
@@ -47,6 +50,19 @@ class Ending:
             "void": sum(result.void for result in self.results),
             "planned": self.planned,
             **msgspec.to_builtins(self.table),
+            "failures": [
+                {
+                    "entrant": kind.entrant,
+                    "reason": kind.reason,
+                    "matches": kind.matches,
+                    "first": {
+                        "match_id": kind.match_id,
+                        "seat": kind.seat,
+                        **msgspec.to_builtins(kind.first),
+                    },
+                }
+                for kind in self.failures
+            ],
         }
         if self.sprt is not None:
             sprt = self.sprt.sprt

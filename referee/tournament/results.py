@@ -17,6 +17,7 @@ from typing import IO
 
 import msgspec
 
+from referee.match.outcome import BotFailure
 from referee.record.records import Forfeit
 from referee.record.sandbox import SandboxReport
 from referee.rules.tiles import Partnership, Seat
@@ -58,6 +59,9 @@ class MatchResult(msgspec.Struct, frozen=True, tag_field="type", tag="match"):
     names: dict[Seat, str] = msgspec.field(default_factory=dict)
     #: Decisions asked of the bots (0 in files written before it was recorded).
     decisions: int = 0
+    #: Each seat charged with a fault: the first one and the end of its bot's stderr (the
+    #: whole copy beside the log); empty in files written before it was recorded.
+    failures: dict[Seat, BotFailure] = msgspec.field(default_factory=dict)
 
     @property
     def void(self) -> bool:
@@ -241,4 +245,5 @@ def result_of(job: MatchJob, outcome: object) -> MatchResult:
         sandbox=outcome.sandbox,
         names=outcome.names,
         decisions=outcome.decisions,
+        failures=outcome.failures,
     )

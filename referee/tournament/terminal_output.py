@@ -7,17 +7,18 @@ import sys
 import time
 from collections.abc import Sequence
 
-from rich.console import Console, Group
+from rich.console import Group
 from rich.live import Live
-from rich.progress import Progress, TaskID
 from rich.table import Table
 
-from referee.display import progress_bar
+from referee.display import LongWork, failure_lines, people_console, print_table
 from referee.terminal import json_text, markup
 from referee.tournament.output import Ending
 from referee.tournament.results import MatchResult
 from referee.tournament.standings import Standings, standings
 
+#: Kinds of failure whose first case is shown with its bot's stderr at the end.
+SHOWN_FAILURES: int = 6
 #: Seconds between redraws of the live standings (ratings are recomputed for each).
 REDRAW: float = 1.0
 
@@ -27,10 +28,9 @@ class TerminalOutput:
 
     def __init__(self) -> None:
         #: Names and errors are printed through ``markup``: a bot's words are not obeyed.
-        self.err = Console(stderr=True, soft_wrap=True, emoji=False)
+        self.err = people_console(stderr=True)
         self._names: list[str] = []
-        self._progress: Progress | None = None
-        self._task: TaskID | None = None
+        self._work: LongWork | None = None
         self._live: Live | None = None
         self._shown = 0.0
 
@@ -39,18 +39,18 @@ class TerminalOutput:
 
     def started(self, names: list[str], planned: int, results: Sequence[MatchResult]) -> None:
         self._names = names
-        self._progress = progress_bar("matches", self.err)
-        self._task = self._progress.add_task("matches", total=planned, completed=len(results))
-        self._live = Live(
-            self._view(results), console=self.err, refresh_per_second=4, transient=True
-        )
-        self._live.start(refresh=True)
+        self._work = LongWork("matches", planned, self.err, done=len(results))
+        if self._work.bar is not None:  # a terminal: the bar and the standings, live
+            self._live = Live(
+                self._view(results), console=self.err, refresh_per_second=4, transient=True
+            )
+            self._live.start(refresh=True)
 
     def match_done(self, results: Sequence[MatchResult]) -> None:
-        assert self._progress is not None and self._task is not None and self._live is not None
-        self._progress.advance(self._task)
+        assert self._work is not None
+        self._work.advance()
         now = time.monotonic()
-        if now - self._shown >= REDRAW:
+        if self._live is not None and now - self._shown >= REDRAW:
             self._shown = now
             self._live.update(self._view(results))
 
@@ -58,11 +58,13 @@ class TerminalOutput:
         if self._live is not None:
             self._live.stop()
             self._live = None
+        if self._work is not None:
+            self._work.finish()
 
     def standings(self, ending: Ending) -> None:
-        out = Console(soft_wrap=True, emoji=False)
-        out.print(standings_table(ending.table, live=False))
-        out.print(head_to_head_table(ending.table, ending.names))
+        out = people_console()
+        print_table(out, standings_table(ending.table, live=False))
+        print_table(out, head_to_head_table(ending.table, ending.names))
         if ending.sprt is not None:
             state, sprt = ending.sprt, ending.sprt.sprt
             out.print(
@@ -70,12 +72,25 @@ class TerminalOutput:
                 f" LLR {state.llr:.2f} (bounds {sprt.lower:.2f}, {sprt.upper:.2f})"
                 f" → {state.verdict}"
             )
+        if ending.failures:
+            print_table(out, failures_table(ending))
+            for kind in ending.failures[:SHOWN_FAILURES]:
+                who = f"{kind.entrant} in {kind.match_id} (seat {kind.seat})"
+                for line in failure_lines(who, kind.first, kind.command, kind.sandboxed):
+                    out.print(line, markup=False, highlight=False)
+            if len(ending.failures) > SHOWN_FAILURES:
+                out.print(
+                    f"and {len(ending.failures) - SHOWN_FAILURES} more kinds of failure: each"
+                    " match's failures (with the end of the bots' stderr) are in the results"
+                    " file, under failures",
+                    markup=False,
+                )
         out.print(f"results: {markup(str(ending.results_path))}; logs: {markup(str(ending.logs))}")
 
     def _view(self, results: Sequence[MatchResult]) -> Group:
-        assert self._progress is not None
+        assert self._work is not None and self._work.bar is not None
         table = standings(self._names, list(results))
-        return Group(self._progress, standings_table(table, live=True))
+        return Group(self._work.bar, standings_table(table, live=True))
 
 
 class JsonOutput(TerminalOutput):
@@ -127,4 +142,20 @@ def head_to_head_table(table: Standings, names: list[str]) -> Table:
             score = table.head_to_head[row][column]
             cells.append(f"{score:g}/{played}" if played else "")
         grid.add_row(markup(row), *cells)
+    return grid
+
+
+def failures_table(ending: Ending) -> Table:
+    """Each entrant's failures by reason: in how many matches, and the first of them."""
+    grid = Table(title="Why bots failed", header_style="bold")
+    for column in ("entrant", "fault", "matches", "first", "its stderr"):
+        grid.add_column(column, justify="right" if column == "matches" else "left")
+    for kind in ending.failures:
+        grid.add_row(
+            markup(kind.entrant),
+            kind.reason,
+            str(kind.matches),
+            f"{markup(kind.match_id)} seat {kind.seat}",
+            markup(kind.first.stderr.path or "nothing written"),
+        )
     return grid

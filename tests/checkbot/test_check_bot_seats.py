@@ -79,7 +79,9 @@ def test_one_process_of_a_many_bot_answers_in_every_seat(tmp_path: Path) -> None
     settings = MatchLimits().for_seed(7)
     sandbox = plan(SandboxSettings(mode="off"), settings, dict.fromkeys(SEATS, command))
     findings = Findings()
-    verdict = trio.run(converse, Context(command, sandbox, settings, findings), seat_matches)
+    verdict = trio.run(
+        converse, Context(command, sandbox, settings, findings), seat_matches, "matches"
+    )
     assert verdict.status == "passed", verdict.detail
     assert [(seat.seat, seat.status) for seat in verdict.seats] == [(s, "passed") for s in SEATS]
     head, *seats = verdict.detail.split("\n")

@@ -12,8 +12,11 @@ from pathlib import Path
 BOTS = Path(__file__).resolve().parents[1] / "bots"
 
 
-def referee(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    """``referee ARGS`` as a user runs it, in ``cwd``; its output as text."""
+def referee(
+    *args: str, cwd: Path, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """``referee ARGS`` as a user runs it, in ``cwd`` (with ``env`` added to this process's
+    environment); its output as text."""
     return subprocess.run(
         [sys.executable, "-m", "referee", *args],
         capture_output=True,
@@ -21,6 +24,7 @@ def referee(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
         timeout=120,
         cwd=cwd,
         check=False,
+        env=None if env is None else {**os.environ, **env},
     )
 
 

@@ -1,0 +1,281 @@
+"""Whether the sandbox made a check fail, and which part of it.
+
+A bot that reads an environment variable, a file beside it or makes a system call the
+sandbox refuses usually just crashes ("exit status 101"): nothing in its fault says the
+sandbox did it. So the first failed check is run again — with the sandbox off; if it then
+passes, with one kind of refusal lifted at a time (every variable passed, Landlock's file
+allow-list off, seccomp off, then each other layer) — and the first run that passes names
+the cause. A variable or a file is then pinned down: the names the bot's stderr mentions
+first, then (variables) halves of the rest, each confirmed by a run that passes with only
+it allowed; the fix is the option that allows exactly that.
+
+Running a bot without its sandbox trusts it: ``check-bot --no-diagnose`` leaves this out,
+for a bot you did not write.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Final
+
+import msgspec
+
+from referee.errors import SandboxRefused
+from referee.match.process import StderrTail, denied
+from referee.rules import SEATS
+from referee.sandbox import paths
+from referee.sandbox.jail import BOT_ENVIRONMENT
+from referee.sandbox.layers import PROTECTS
+from referee.sandbox.policy import SandboxPlan, plan
+from referee.settings import SandboxSettings
+
+from .results import Cause, Diagnosis
+from .session import Findings
+from .steps import Context, Verdict
+
+#: Runs of the check a diagnosis may take in all.
+MAX_RUNS: Final = 16
+#: The layers lifted together as one kind of refusal: Landlock's file allow-list (one
+#: ruleset holds its TCP and scoping rules too), and seccomp's system calls.
+FILES: Final = ("landlock", "landlock-net", "landlock-scope")
+SYSTEM_CALLS: Final = ("seccomp",)
+#: What to change when one other layer alone stops the bot.
+_LAYER_FIX: Final = {
+    "cgroup": "raise --memory-limit MIB or --max-processes N (the seat's memory and processes)",
+    "rlimits": "raise --memory-limit, --cpu-limit or --max-processes; a bot may also keep at"
+    " most 1,024 files open and write files of at most 64 MiB",
+    "tmpfs": "its scratch directory (TMPDIR) is a tmpfs of --scratch-limit MiB: raise it",
+    "uid": "the bot runs as a user of its own: make its files readable by other users (its"
+    " own folder, not your home), or run it with a runtime every user can read",
+    "namespaces": "the bot has no network and sees only its own processes: it must do without them",
+}
+#: Words in a bot's stderr that say a system call was refused.
+_REFUSED_CALL: Final = (
+    "Operation not permitted",
+    "EPERM",
+    "os error 1)",
+    "Bad system call",
+    "Function not implemented",
+    "ENOSYS",
+)
+
+#: Runs the failed check again in another context: its verdict.
+Rerun = Callable[[Context], Awaitable[Verdict]]
+
+
+class _Runs:
+    """The reruns of one diagnosis, counted against ``MAX_RUNS``."""
+
+    def __init__(self, context: Context, rerun: Rerun) -> None:
+        self.context = context
+        self.rerun = rerun
+        self.count = 0
+
+    def planned(self, **changes: object) -> SandboxPlan:
+        """The check's sandbox planned again with other settings (``mode``, ``env``,
+        ``allow``); ``SandboxRefused`` when that would show the bot the referee's files."""
+        sandbox = self.context.sandbox
+        settings = msgspec.structs.replace(sandbox.settings, **changes)
+        commands = dict.fromkeys(SEATS, self.context.command)
+        return plan(settings, sandbox.limits, commands, sandbox.secrets)
+
+    @property
+    def left(self) -> int:
+        return MAX_RUNS - self.count
+
+    async def passes(self, sandbox: SandboxPlan, label: str) -> bool:
+        """Does the check pass with the bot under ``sandbox``?"""
+        self.count += 1
+        kept = None
+        if self.context.kept is not None:
+            kept = self.context.kept / "diagnosis" / f"{self.count}-{label}"
+            kept.mkdir(parents=True, exist_ok=True)
+        variant = Context(self.context.command, sandbox, self.context.settings, Findings(), kept)
+        return (await self.rerun(variant)).status == "passed"
+
+
+async def diagnose(
+    context: Context, check: str, rerun: Rerun, tail: StderrTail | None
+) -> Diagnosis:
+    """Why ``check`` failed under ``context``'s sandbox; ``tail`` is the end of the bot's
+    stderr in the failed run (where a variable or a file may be named)."""
+    runs = _Runs(context, rerun)
+    sandbox = context.sandbox
+    lines = tail.lines if tail is not None else []
+
+    def found(cause: Cause, detail: str, fix: str) -> Diagnosis:
+        return Diagnosis(check=check, cause=cause, detail=detail, fix=fix, runs=runs.count)
+
+    if not await runs.passes(runs.planned(mode="off"), "off"):
+        return found(
+            "not_sandbox",
+            "it fails without the sandbox too: the sandbox is not the cause",
+            "",
+        )
+    withheld = _withheld(sandbox.settings)
+    if withheld and await runs.passes(
+        runs.planned(env=(*sandbox.settings.env, *withheld)), "environment"
+    ):
+        return await _which_variable(runs, sandbox, withheld, lines, found)
+    if await runs.passes(_without(sandbox, FILES), "files"):
+        return await _which_file(runs, sandbox, lines, found)
+    if await runs.passes(_without(sandbox, SYSTEM_CALLS), "system-calls"):
+        said = next((line for line in lines if any(w in line for w in _REFUSED_CALL)), None)
+        said = said or next((line for line in lines if denied(line)), None)
+        quoted = f" (its stderr: {said!r})" if said else ""
+        return found(
+            "system_call",
+            "it passes without the sandbox and with seccomp alone lifted: it makes a system"
+            f" call the sandbox refuses to every bot{quoted}",
+            "no option allows it: the sandbox refuses that call to every bot (README: the"
+            " sandbox's layers, seccomp); the bot must do without it",
+        )
+    for layer in _layers(sandbox):
+        if layer in (*FILES, *SYSTEM_CALLS) or runs.left <= 0:
+            continue
+        if await runs.passes(_without(sandbox, (layer,)), layer):
+            return found(
+                "layer",
+                f"it passes with the {layer} layer alone lifted ({PROTECTS[layer]})",
+                _LAYER_FIX.get(layer, "it cannot run under this layer; the bot must do without"),
+            )
+    return found(
+        "sandbox",
+        "it passes without the sandbox, but with no one kind of refusal lifted: more than one"
+        " part of the sandbox stops it (a network connection, say, which several refuse)",
+        "a bot must work within the sandbox: no network, no file outside its own, no"
+        " variable but those passed",
+    )
+
+
+async def _which_variable(
+    runs: _Runs,
+    sandbox: SandboxPlan,
+    withheld: tuple[str, ...],
+    lines: list[str],
+    found: Callable[[Cause, str, str], Diagnosis],
+) -> Diagnosis:
+    """The one variable that lets the bot through: those its stderr names first, then
+    halves of the rest, each tried with only it passed."""
+    base = sandbox.settings.env
+    text = "\n".join(lines)
+    named = [name for name in withheld if re.search(rf"\b{re.escape(name)}\b", text)]
+    for name in named:
+        if runs.left <= 0:
+            break
+        if await runs.passes(runs.planned(env=(*base, name)), "environment"):
+            return _variable(found, name)
+    candidates = [name for name in withheld if name not in named]
+    while len(candidates) > 1 and runs.left > 0:
+        half = candidates[: len(candidates) // 2]
+        if await runs.passes(runs.planned(env=(*base, *half)), "environment"):
+            candidates = half
+        else:
+            candidates = candidates[len(candidates) // 2 :]
+    if (
+        len(candidates) == 1
+        and runs.left > 0
+        and await runs.passes(runs.planned(env=(*base, candidates[0])), "environment")
+    ):
+        return _variable(found, candidates[0])
+    passed = ", ".join(sorted(BOT_ENVIRONMENT))
+    return found(
+        "environment",
+        "it passes with every variable of this environment passed: it needs one the sandbox"
+        f" does not pass (it passes only {passed}, LC_* and --sandbox-env NAME), and no single"
+        " one was found",
+        "pass each variable the bot reads with --sandbox-env NAME",
+    )
+
+
+def _variable(found: Callable[[Cause, str, str], Diagnosis], name: str) -> Diagnosis:
+    return found(
+        "environment",
+        f"it passes with the environment variable {name} passed, which the sandbox does not"
+        " pass by default",
+        f"--sandbox-env {name}",
+    )
+
+
+async def _which_file(
+    runs: _Runs,
+    sandbox: SandboxPlan,
+    lines: list[str],
+    found: Callable[[Cause, str, str], Diagnosis],
+) -> Diagnosis:
+    """The file outside the allow-list that lets the bot through: each path its stderr
+    names that exists here and the sandbox does not allow, tried with ``--sandbox-allow``."""
+    for path in _named_paths(lines, sandbox):
+        if runs.left <= 0:
+            break
+        try:
+            widened = runs.planned(allow=(*sandbox.settings.allow, str(path)))
+        except SandboxRefused:
+            continue  # allowing it would show the bot the referee's files
+        if await runs.passes(widened, "files"):
+            return found(
+                "files",
+                f"it passes when it may read {path}, which is outside its allow-list",
+                f"--sandbox-allow {path}",
+            )
+    said = next((line for line in lines if denied(line)), None)
+    quoted = f" (its stderr: {said!r})" if said else ""
+    return found(
+        "files",
+        "it passes without Landlock's allow-list: it opens a file outside it — it may read its"
+        " runtime, the files and folders its command names and --sandbox-allow PATH, and"
+        f" write only its TMPDIR{quoted}",
+        "--sandbox-allow PATH for each file or folder it reads (name a data file in its"
+        " command, or give its absolute path)",
+    )
+
+
+#: Paths a line may name: quoted, or a word with a slash or a file's extension.
+_QUOTED: Final = re.compile(r"""['"`]([^'"`\n]{1,1024})['"`]""")
+_WORD: Final = re.compile(r"""(?:^|[\s(=:])((?:[\w.~-]*/)+[\w.-]+|[\w-]+\.[A-Za-z]\w{0,7})""")
+
+
+def _named_paths(lines: list[str], sandbox: SandboxPlan) -> list[Path]:
+    """Files and folders the lines name that exist here and the seat may not read."""
+    readable = sandbox.readable.get("A", [])
+    named: dict[Path, None] = {}
+    for line in lines:
+        for match in (*_QUOTED.finditer(line), *_WORD.finditer(line)):
+            text = match.group(1).strip()
+            if not text or len(text) > 1024:
+                continue
+            path = Path(os.path.expanduser(text))
+            path = path if path.is_absolute() else Path.cwd() / path
+            try:
+                exists = path.exists()
+            except OSError:
+                continue
+            if exists and not any(paths.contains(folder, path) for folder in readable):
+                named[Path(os.path.normpath(path))] = None
+    return list(named)
+
+
+def _layers(sandbox: SandboxPlan) -> list[str]:
+    return list(sandbox.report.seats.get("A", []))
+
+
+def _withheld(settings: SandboxSettings) -> tuple[str, ...]:
+    """The variables of this environment a sandboxed bot does not get."""
+    passed = {*BOT_ENVIRONMENT, *settings.env}
+    return tuple(
+        sorted(name for name in os.environ if name not in passed and not name.startswith("LC_"))
+    )
+
+
+def _without(sandbox: SandboxPlan, layers: tuple[str, ...]) -> SandboxPlan:
+    """The same sandbox with ``layers`` lifted for every seat."""
+    seats = {
+        seat: [layer for layer in kept if layer not in layers]
+        for seat, kept in sandbox.report.seats.items()
+    }
+    report = msgspec.structs.replace(sandbox.report, seats=seats)
+    return dataclasses.replace(sandbox, report=report)

@@ -1,0 +1,115 @@
+"""check-bot says why a bot failed: the end of its stderr and the copy's path for each failed
+check, and — when the bot ran sandboxed — whether the sandbox was the cause, which kind of
+refusal (a variable, a file, a system call) and the option that fixes it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from support.bot_commands import RANDOM_BOT, python
+from support.processes import BOTS, referee
+
+from referee.checkbot import CheckReport, check_bot, report_lines
+from referee.settings import SandboxSettings
+
+NEEDY = BOTS / "needy_bot.py"
+VARIABLE = "TEXAS42_TEST_MODEL_DIR"
+
+
+def checked(command: str, **options: object) -> CheckReport:
+    return check_bot(command, match=False, **options)  # type: ignore[arg-type]
+
+
+def startup_of(report: CheckReport) -> str:
+    return next(check.status for check in report.checks if check.name == "startup")
+
+
+def test_a_variable_the_bot_names_is_found_and_passed_by_its_option(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv(VARIABLE, "/models")
+    report = checked(python(NEEDY, "--env", VARIABLE))
+    assert startup_of(report) == "failed"
+    diagnosis = report.diagnosis
+    assert diagnosis is not None and diagnosis.check == "startup"
+    assert diagnosis.cause == "environment" and diagnosis.fix == f"--sandbox-env {VARIABLE}"
+    assert diagnosis.runs == 3  # without the sandbox, with every variable, with it alone
+    fixed = checked(python(NEEDY, "--env", VARIABLE), sandbox=SandboxSettings(env=(VARIABLE,)))
+    assert startup_of(fixed) == "passed"
+
+
+def test_a_variable_the_bot_does_not_name_is_found_by_halves(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv(VARIABLE, "/models")
+    report = checked(python(NEEDY, "--env", VARIABLE, "--quiet"))
+    diagnosis = report.diagnosis
+    assert diagnosis is not None and diagnosis.fix == f"--sandbox-env {VARIABLE}", diagnosis
+
+
+def test_a_file_outside_the_allow_list_is_found_and_allowed_by_its_option(
+    tmp_path: Path,
+) -> None:
+    book = tmp_path / "book.txt"  # backwards, no word of the command names it: not allowed
+    book.write_text("openings")
+    report = checked(python(NEEDY, "--file", str(book)[::-1]))
+    diagnosis = report.diagnosis
+    assert diagnosis is not None and diagnosis.cause == "files"
+    assert diagnosis.fix == f"--sandbox-allow {book}"
+    fixed = checked(
+        python(NEEDY, "--file", str(book)[::-1]), sandbox=SandboxSettings(allow=(str(book),))
+    )
+    assert startup_of(fixed) == "passed"
+
+
+def test_a_refused_system_call_is_named_with_no_option_to_pass_it() -> None:
+    report = checked(python(NEEDY, "--socket"))
+    diagnosis = report.diagnosis
+    assert diagnosis is not None and diagnosis.cause == "system_call", diagnosis
+    assert "no option allows it" in diagnosis.fix
+
+
+def test_a_crash_of_the_bots_own_is_not_blamed_on_the_sandbox() -> None:
+    report = checked(python(NEEDY, "--crash-at", "1", "--lines", "25"))
+    bidding = next(check for check in report.checks if check.name == "bidding")
+    assert bidding.status == "failed"
+    assert bidding.stderr is not None and len(bidding.stderr.lines) == 20
+    assert bidding.stderr.total == 27
+    assert bidding.stderr.path is not None and Path(bidding.stderr.path).is_file()
+    assert report.kept is not None and Path(report.kept, "bidding.stderr").is_file()
+    diagnosis = report.diagnosis
+    assert diagnosis is not None and diagnosis.cause == "not_sandbox" and diagnosis.runs == 1
+    text = "\n".join(report_lines(report))
+    assert "│ thread 'main' panicked at src/main.rs:12:5:" in text
+    assert "was it the sandbox? it fails without the sandbox too" in text
+    assert f"kept: {report.kept}" in text
+
+
+def test_no_diagnosis_when_asked_not_to_or_when_the_sandbox_is_off(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv(VARIABLE, "/models")
+    command = python(NEEDY, "--env", VARIABLE)
+    assert checked(command, diagnose=False).diagnosis is None
+    off = checked(python(NEEDY, "--crash-at", "1"), sandbox=SandboxSettings(mode="off"))
+    assert off.diagnosis is None and not off.ok
+
+
+def test_a_bot_that_passes_leaves_nothing_behind() -> None:
+    report = checked(RANDOM_BOT)
+    assert report.ok and report.kept is None and report.diagnosis is None
+
+
+def test_the_command_line_says_which_option_fixes_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(VARIABLE, "/models")
+    run = referee("check-bot", python(NEEDY, "--env", VARIABLE), "--no-match", cwd=tmp_path)
+    assert run.returncode == 1
+    assert f"KeyError: '{VARIABLE}'" in run.stdout
+    assert f"fix: --sandbox-env {VARIABLE}" in run.stdout
+    quiet = referee(
+        "check-bot", python(NEEDY, "--env", VARIABLE), "--no-match", "--no-diagnose", cwd=tmp_path
+    )
+    assert quiet.returncode == 1 and "was it the sandbox?" not in quiet.stdout
