@@ -20,6 +20,7 @@ from typing import Final
 
 import trio
 
+from referee.match.trace import WireTrace
 from referee.rules import SEATS
 from referee.sandbox.policy import plan
 from referee.settings import MatchLimits, SandboxSettings
@@ -75,6 +76,7 @@ async def check_bot_async(
     seed: int = 1,
     match: bool = True,
     diagnose: bool = True,
+    trace: WireTrace | None = None,
 ) -> CheckReport:
     """``check_bot`` inside a running trio loop."""
     clock = time.monotonic()
@@ -87,7 +89,7 @@ async def check_bot_async(
     except BaseException:
         shutil.rmtree(kept, ignore_errors=True)
         raise
-    context = Context(command, sandbox_plan, settings, Findings(), kept)
+    context = Context(command, sandbox_plan, settings, Findings(), kept, trace)
     verdicts: dict[str, Verdict] = {}
     verdicts["startup"], ready, startup_seconds, began = await startup(context)
     if began:
@@ -198,6 +200,7 @@ def check_bot(
     seed: int = 1,
     match: bool = True,
     diagnose: bool = True,
+    trace: WireTrace | None = None,
 ) -> CheckReport:
     """Check that ``command`` speaks the protocol: start it sandboxed as a match would (with
     ``sandbox`` and the bounds and timeouts of ``limits``), run every scripted conversation
@@ -205,7 +208,9 @@ def check_bot(
     D, against the bundled random bot in the three others (seed ``seed`` each time); a bot
     whose ``ready`` says ``"matches": "many"`` first plays four more, one in each seat, in
     one process (seeds ``seed`` to ``seed + 3``) when ``match``. Raises ``SandboxRefused``
-    under ``--sandbox strict`` when a layer is missing, like ``referee match``."""
+    under ``--sandbox strict`` when a layer is missing, like ``referee match``. ``diagnose``:
+    when a check fails sandboxed, find out whether the sandbox was the cause. ``trace``
+    (``--debug``) is told every line to and from the bot."""
     return trio.run(
         partial(
             check_bot_async,
@@ -215,5 +220,6 @@ def check_bot(
             seed=seed,
             match=match,
             diagnose=diagnose,
+            trace=trace,
         )
     )

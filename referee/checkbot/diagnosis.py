@@ -94,7 +94,12 @@ class _Runs:
         if self.context.kept is not None:
             kept = self.context.kept / "diagnosis" / f"{self.count}-{label}"
             kept.mkdir(parents=True, exist_ok=True)
-        variant = Context(self.context.command, sandbox, self.context.settings, Findings(), kept)
+        trace = self.context.trace
+        if trace is not None:
+            trace.heading(f"diagnosis, run {self.count}: {label}")
+        variant = Context(
+            self.context.command, sandbox, self.context.settings, Findings(), kept, trace
+        )
         return (await self.rerun(variant)).status == "passed"
 
 

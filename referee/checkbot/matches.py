@@ -204,7 +204,11 @@ async def match_in(context: Context, seat: Seat) -> SeatCheck:
             folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix=_TEMP)))
         log = folder / "match.jsonl"
         sandbox = plan(context.sandbox.settings, context.settings, commands, [log.parent])
-        outcome = await run_match(context.settings, commands, log, sandbox)
+        trace = None
+        if context.trace is not None:
+            context.trace.heading(f"check match: a new process of the bot in seat {seat}")
+            trace = context.trace.for_seat(seat)
+        outcome = await run_match(context.settings, commands, log, sandbox, trace=trace)
         try:
             records = read_log(log).records
         except Exception:  # the outcome below says what went wrong

@@ -28,8 +28,8 @@ from referee.errors import (
     Rejection,
     reason_code,
 )
-from referee.match.connection import BotConnection
 from referee.match.process import BotProcess, exit_status
+from referee.match.trace import WireTrace
 from referee.sandbox.policy import SandboxPlan
 from referee.sandbox.seats import MatchJails
 from referee.settings import MatchSettings
@@ -96,7 +96,7 @@ class Session:
         self.bot = bot
         self.settings = settings
         self.findings = findings
-        self.connection = BotConnection(SEAT, bot.stdin, bot.stdout, settings.max_line_bytes)
+        self.connection = bot.connect(settings.max_line_bytes)
         self._stderr_done = stderr_done
         self._pending: list[bytes] = []
         self.input_closed = False
@@ -307,6 +307,7 @@ async def started(
     settings: MatchSettings,
     findings: Findings,
     stderr: Path | None = None,
+    trace: WireTrace | None = None,
 ) -> AsyncIterator[Session]:
     """A new sandboxed process of ``command`` in seat A, closed (and reaped) on the way out;
     its stderr copied to ``stderr``.
@@ -316,6 +317,7 @@ async def started(
     jails = MatchJails(sandbox)
     try:
         bot = BotProcess.start(SEAT, command, stderr, settings.stderr_limit, jails.jail(SEAT))
+        bot.trace = trace
         stderr_done = trio.Event()
 
         async def drain() -> None:

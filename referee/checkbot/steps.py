@@ -16,6 +16,7 @@ import trio
 
 from referee.errors import BotStartFailed
 from referee.match.process import StderrTail
+from referee.match.trace import WireTrace
 from referee.rules import Action
 from referee.sandbox.policy import SandboxPlan
 from referee.settings import MatchSettings
@@ -68,6 +69,8 @@ class Context:
     findings: Findings
     #: Where each conversation's stderr copy and each match's log go (None: nowhere).
     kept: Path | None = None
+    #: ``--debug``: every line to and from the bot, and its stderr.
+    trace: WireTrace | None = None
 
     def stderr_file(self, name: str) -> Path | None:
         """Where the stderr of the conversation ``name`` is copied."""
@@ -174,6 +177,8 @@ Conversation = Callable[[Session, Context], Awaitable[Verdict]]
 async def converse(context: Context, conversation: Conversation, name: str) -> Verdict:
     """Run one conversation (the check ``name``) with a new process of the bot; a failed
     one carries the end of the bot's stderr, read once the bot is closed."""
+    if context.trace is not None:
+        context.trace.heading(f"check {name}: a new process of the bot")
     try:
         async with started(
             context.command,
@@ -181,6 +186,7 @@ async def converse(context: Context, conversation: Conversation, name: str) -> V
             context.settings,
             context.findings,
             context.stderr_file(name),
+            context.trace,
         ) as session:
             try:
                 verdict = await conversation(session, context)

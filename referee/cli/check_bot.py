@@ -58,6 +58,15 @@ def check_bot_command(
     json_output: Annotated[
         bool, typer.Option("--json", help="Print the report as one JSON object on stdout.")
     ] = False,
+    debug: Annotated[
+        bool,
+        typer.Option(
+            "--debug",
+            help="Print every line to (>>) and from (<<) the bot, and each line of its stderr"
+            " (2>), as it happens, with the seconds since the start, on stderr; each check's"
+            " conversation under a heading.",
+        ),
+    ] = False,
 ) -> None:
     """Check that a bot speaks the protocol: every message and phase, a refusal, unknown
     messages and fields, the end of a match, then a full match in each seat; with what to fix.
@@ -67,6 +76,7 @@ def check_bot_command(
     from referee.checkbot import check_bot, report_lines
     from referee.errors import SandboxRefused
     from referee.match.commands import problem
+    from referee.match.trace import WireTrace
     from referee.settings import MatchLimits
 
     why = problem(command)
@@ -75,7 +85,14 @@ def check_bot_command(
     settings = sandbox_settings(sandbox, sandbox_allow, sandbox_env)
     limits = MatchLimits(**limit_fields(move_timeout=move_timeout, startup_timeout=startup_timeout))
     try:
-        report = check_bot(command, sandbox=settings, limits=limits, match=match, diagnose=diagnose)
+        report = check_bot(
+            command,
+            sandbox=settings,
+            limits=limits,
+            match=match,
+            diagnose=diagnose,
+            trace=WireTrace() if debug else None,
+        )
     except SandboxRefused as exc:
         raise fail(str(exc)) from None
     if json_output:

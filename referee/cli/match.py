@@ -12,6 +12,7 @@ from referee.terminal import json_text, shown
 
 if TYPE_CHECKING:
     from referee.match.outcome import MatchOutcome
+    from referee.match.trace import WireTrace
     from referee.rules.tiles import Seat
     from referee.sandbox.policy import SandboxPlan
     from referee.settings import MatchSettings
@@ -83,6 +84,15 @@ def match_command(
     json_output: Annotated[
         bool, typer.Option("--json", help="Print one JSON object with the outcome on stdout.")
     ] = False,
+    debug: Annotated[
+        bool,
+        typer.Option(
+            "--debug",
+            help="Print every line to (>>) and from (<<) each bot, and each line of its"
+            " stderr (2>), as it happens, with the seat and the seconds since the start, on"
+            " stderr.",
+        ),
+    ] = False,
 ) -> None:
     """Play one match between four bot programs and write its replay log.
 
@@ -92,6 +102,7 @@ def match_command(
 
     from referee.files import private_directory, private_file
     from referee.match.runner import default_log_path, random_seed, seat_commands
+    from referee.match.trace import WireTrace
     from referee.rules.deal import MAX_SEED
     from referee.settings import MatchSettings
 
@@ -137,7 +148,7 @@ def match_command(
     except typer.Exit:
         log_path.unlink(missing_ok=True)  # refused: no match, no log
         raise
-    outcome = play(settings, commands, log_path, plan)
+    outcome = play(settings, commands, log_path, plan, WireTrace() if debug else None)
     if json_output:
         from referee.record.records import split_counts
 
@@ -151,7 +162,11 @@ def match_command(
 
 
 def play(
-    settings: MatchSettings, commands: dict[Seat, str], log_path: Path, sandbox: SandboxPlan
+    settings: MatchSettings,
+    commands: dict[Seat, str],
+    log_path: Path,
+    sandbox: SandboxPlan,
+    trace: WireTrace | None = None,
 ) -> MatchOutcome:
     """Run a match in the foreground; Ctrl-C, SIGTERM and SIGHUP end it cleanly (exit 130,
     143, 129), and a failure of the referee itself exits 1 with one line — never a traceback."""
@@ -160,7 +175,7 @@ def play(
     from referee.match.runner import Terminated, interrupted, leaf_error, run_match_in_foreground
 
     try:
-        return trio.run(run_match_in_foreground, settings, commands, log_path, sandbox)
+        return trio.run(run_match_in_foreground, settings, commands, log_path, sandbox, trace)
     except BaseException as exc:
         if interrupted(exc):
             cause = leaf_error(exc)

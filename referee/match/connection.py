@@ -22,6 +22,7 @@ from referee.errors import (
     BotTimeout,
     LineTooLong,
 )
+from referee.match.trace import LineSplitter, WireTrace
 from referee.rules.tiles import Seat
 from referee.wire.lines import LINE_TOO_LONG, LineBuffer
 
@@ -45,6 +46,7 @@ class BotConnection:
         send_stream: trio.abc.SendStream,
         receive_stream: trio.abc.ReceiveStream,
         max_line_bytes: int,
+        trace: WireTrace | None = None,
     ) -> None:
         self.seat = seat
         self._send_stream = send_stream
@@ -56,6 +58,9 @@ class BotConnection:
         self._lines = LineBuffer(max_line_bytes)
         self._eof = False
         self._sending = False
+        #: ``--debug``: every line as it is written and read.
+        self._trace = trace
+        self._written = None if trace is None else LineSplitter(trace, seat, ">>")
 
     def deadline(self, when: float) -> Deadline:
         return Deadline(self, when)
@@ -73,6 +78,8 @@ class BotConnection:
             return data
         except OSError:  # EPIPE: the bot closed its input; EBADF: the stream was closed
             raise BotCrashed(_INPUT_CLOSED) from None
+        if self._written is not None:
+            self._written.feed(data[:sent])
         return data[sent:]
 
     async def send(self, data: bytes, deadline: float | None = None) -> None:
@@ -95,6 +102,8 @@ class BotConnection:
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             raise BotCrashed(_INPUT_CLOSED) from None
         self._sending = False
+        if self._written is not None:
+            self._written.feed(data)
 
     async def receive_line(self, deadline: float | None = None) -> bytes:
         """The next line; ``BotCrashed`` at end of output, ``LineTooLong`` over the bound."""
@@ -109,13 +118,19 @@ class BotConnection:
         while True:
             line = self._lines.next_line()
             if line is LINE_TOO_LONG:
+                if self._trace is not None:
+                    self._trace.note(self.seat, "a line too long, discarded unread")
                 raise LineTooLong(
                     f"a line longer than {self._lines.max_bytes} bytes was discarded unread"
                 )
             if line is not None:
                 assert isinstance(line, bytes)
+                if self._trace is not None:
+                    self._trace.line(self.seat, "<<", line.rstrip(b"\r\n"))
                 return line
             if self._eof:
+                if self._trace is not None:
+                    self._trace.note(self.seat, "end of its output")
                 raise BotCrashed(
                     "the bot closed its output: it exited or crashed (its stderr is kept"
                     " beside the log)"

@@ -27,6 +27,7 @@ import trio
 from referee.errors import BotFault, BotStartFailed
 from referee.files import private_file
 from referee.match.connection import BotConnection
+from referee.match.trace import LineSplitter, WireTrace
 from referee.rules.tiles import Seat
 
 if TYPE_CHECKING:
@@ -217,6 +218,8 @@ class BotProcess:
         self.pgid = process.pid  # the leader of a new session: its pid is the group id
         #: Matches this process has played to the end (a warm pool keeps it for more).
         self.matches_played = 0
+        #: ``--debug``: its lines and its stderr, as they come (set by whoever seats it).
+        self.trace: WireTrace | None = None
         stdin, stdout, stderr = streams
         self.stdin: trio.abc.SendStream = trio.lowlevel.FdStream(stdin)
         self.stdout = trio.lowlevel.FdStream(stdout)
@@ -302,7 +305,7 @@ class BotProcess:
             ):  # a bot that never stops writing is judged instead
                 if not os.read(self.stdout.fileno(), 65536):
                     break  # end of output: the match will find the bot gone
-        return BotConnection(self.seat, self.stdin, self.stdout, max_line_bytes)
+        return BotConnection(self.seat, self.stdin, self.stdout, max_line_bytes, self.trace)
 
     def next_match(self, seat: Seat, stderr_path: Path | None, stderr_limit: int) -> None:
         """Seat a kept bot again: its stderr goes to the new match's file from now on."""
@@ -314,10 +317,13 @@ class BotProcess:
         """Copy stderr until the bot closes it (run as a background task)."""
         stream = self._stderr_stream
         drained = self._drained = trio.Event()
+        traced = None if self.trace is None else LineSplitter(self.trace, self.seat, "2>")
         try:
             with suppress(trio.BrokenResourceError, trio.ClosedResourceError):
                 while data := await stream.receive_some(65536):
                     self.stderr.write(data)
+                    if traced is not None:
+                        traced.feed(data)
         finally:
             drained.set()
 

@@ -23,6 +23,7 @@ from referee.match.outcome import BotFailure, MatchOutcome
 from referee.match.process import BotProcess, StderrSink, StderrTail
 from referee.match.source import BotSource, FreshBots, give_back_all
 from referee.match.table import Table
+from referee.match.trace import WireTrace
 from referee.record.log import LogWriter
 from referee.rules.tiles import SEATS, Seat
 from referee.sandbox import paths, resident
@@ -76,6 +77,7 @@ async def run_match_in_foreground(
     commands: dict[Seat, str],
     log_path: Path,
     sandbox: SandboxPlan | None = None,
+    trace: WireTrace | None = None,
 ) -> MatchOutcome:
     """``run_match`` for a command line: SIGTERM and SIGHUP end it like Ctrl-C does (the bots
     are closed and the log ends with ``interrupted``) and then raise ``Terminated``."""
@@ -87,7 +89,7 @@ async def run_match_in_foreground(
                     raise Terminated(signum)
 
             nursery.start_soon(watch)
-            outcome = await run_match(settings, commands, log_path, sandbox)
+            outcome = await run_match(settings, commands, log_path, sandbox, trace=trace)
             nursery.cancel_scope.cancel()
     return outcome
 
@@ -121,12 +123,14 @@ async def run_match(
     log_path: Path,
     sandbox: SandboxPlan | None = None,
     source: BotSource | None = None,
+    trace: WireTrace | None = None,
 ) -> MatchOutcome:
     """Seat the four bots, play the match, give every bot back; the log is ``log_path``.
 
     ``sandbox`` is what the bots run under; by default every layer this machine has.
     ``source`` is where the bots come from: by default each is started for this match and
-    closed at its end; a warm pool lends processes kept from earlier matches."""
+    closed at its end; a warm pool lends processes kept from earlier matches. ``trace``
+    (``--debug``) is told every line to and from each bot."""
     if sandbox is None:
         sandbox = plan_sandbox(SandboxSettings(), settings, commands, [log_path.parent])
     await _hold_pages(sandbox)
@@ -148,6 +152,10 @@ async def run_match(
 
             def seat_bot(seat: Seat, bot: BotProcess) -> BotConnection:
                 bots[seat] = bot
+                if trace is not None:
+                    bot.trace = trace
+                    kept = f" (kept: {bot.matches_played} matches before)"
+                    trace.note(seat, f"{bot.command}{kept if bot.matches_played else ''}")
                 nursery.start_soon(bot.drain_stderr)
                 return bot.connect(settings.max_line_bytes)
 
