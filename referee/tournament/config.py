@@ -119,7 +119,7 @@ def configure(
     except ValueError as exc:
         raise TournamentError(str(exc)) from None
     dask = _first(given.dask, config.dask)
-    if dask is None:  # Dask workers run bots from their own paths
+    if dask in (None, "local"):  # other Dask workers run bots from their own paths (cluster.py)
         for entrant in entrants:
             why = problem(entrant.command)
             if why is not None:

@@ -13,6 +13,7 @@ from referee.errors import SandboxRefused
 from referee.files import private_directory
 from referee.rules.tiles import SEATS
 from referee.sandbox.policy import plan as plan_sandbox
+from referee.tournament.cluster import check_workers
 from referee.tournament.config import TournamentConfig, TournamentError, default_jobs
 from referee.tournament.failures import failure_kinds, new_failures
 from referee.tournament.output import Ending, SprtState, TournamentOutput
@@ -43,6 +44,11 @@ def run(
     """Play the tournament's missing matches. ``report`` (the command line's) writes the HTML
     report at the end when the configuration asks for one."""
     said = decide_sandbox(config)  # strict refuses before any file is made
+    if config.dask and config.dask != "local":  # a local cluster's workers run from here
+        commands = {entrant.name: entrant.command for entrant in config.settings.entrants}
+        note = check_workers(config.dask, commands)
+        if note is not None:
+            said.append(note)
     results_file = _open_results(config)
     for line in said:
         output.note(line)

@@ -1,0 +1,61 @@
+"""A Dask cluster's workers checked before the first match: each runs the bot commands from
+its own working directory and its own PATH, so a relative path that works here can be
+missing there — and then every match would be void, every bot "crashed". Each worker is
+asked why any entrant's command could not start where it is (``match.commands.problem``,
+the check ``referee match`` makes here), and the first that cannot is a usage mistake
+naming the worker, the entrant, the command and the worker's directory.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from typing import Final
+
+from referee.match.commands import problem
+from referee.tournament.config import TournamentError
+
+#: Seconds to reach the scheduler before giving up.
+CONNECT_TIMEOUT: Final = 10
+
+
+def commands_here(commands: dict[str, str]) -> tuple[str, str, dict[str, str]]:
+    """Run on a worker: its host name, its working directory, and why each entrant's command
+    (by entrant name) could not start there."""
+    problems = {name: why for name, command in commands.items() if (why := problem(command))}
+    return socket.gethostname(), os.getcwd(), problems
+
+
+def check_workers(address: str, commands: dict[str, str]) -> str | None:
+    """``TournamentError`` when a worker of the cluster at ``address`` cannot start an
+    entrant's command; a note to say when the cluster has no worker yet (nothing checked)."""
+    from distributed import Client
+
+    try:
+        client = Client(address, timeout=CONNECT_TIMEOUT)  # type: ignore[no-untyped-call]
+    except (OSError, TimeoutError) as exc:
+        raise TournamentError(
+            f"cannot reach the Dask scheduler at {address}: {exc}; start it with 'dask"
+            " scheduler' and give the address it prints"
+        ) from None
+    try:
+        answers = client.run(commands_here, commands)
+    finally:
+        client.close()  # type: ignore[no-untyped-call]
+    if not answers:
+        return (
+            f"warning: the Dask cluster at {address} has no worker yet: the bot commands were"
+            " not checked on the workers"
+        )
+    failing = [(worker, answer) for worker, answer in sorted(answers.items()) if answer[2]]
+    if failing:
+        worker, (host, directory, problems) = failing[0]
+        name, why = next(iter(problems.items()))
+        more = f" (and {len(failing) - 1} more workers)" if len(failing) > 1 else ""
+        raise TournamentError(
+            f"Dask worker {worker} (host {host}, working directory {directory}) cannot start"
+            f" entrant {name}: {why}{more}; give the workers the bots at the same paths"
+            " (absolute paths are safest), or start each worker in the directory the"
+            " commands are relative to"
+        )
+    return None
