@@ -17,8 +17,8 @@ from referee.errors import LogError, VerificationError
 from referee.pages.match_page import match_page, page_path
 from referee.pages.page import PageError, page, write_page
 from referee.pages.plots import intervals, lines
-from referee.record.log import LogFile, read_log
-from referee.record.records import MatchEndRecord, split_counts
+from referee.record.records import split_counts
+from referee.tournament.logs import disagreement, own_log
 from referee.tournament.plan import pairings
 from referee.tournament.results import MatchResult, ResultsHeader
 from referee.tournament.standings import (
@@ -94,44 +94,6 @@ def _row(
         return MatchRow(result, None, f"the page cannot be written: {exc}", faults)
     link = "./" + quote(Path(os.path.relpath(target, folder)).as_posix())
     return MatchRow(result, link, None, faults)
-
-
-def own_log(result: MatchResult, results_file: Path) -> tuple[Path, LogFile]:
-    """A result's log: at its path as recorded (relative to where the tournament ran), else
-    in the results file's folder or its ``logs/`` (a tournament moved, or reported from
-    elsewhere) — the first whose digest is the result's, so no other log stands in for it."""
-    recorded = Path(result.log)
-    if not recorded.name:
-        raise ValueError(f"match {result.match_id}: no log path recorded")
-    folder = results_file.parent
-    found = []
-    for candidate in (recorded, folder / recorded.name, folder / "logs" / recorded.name):
-        if candidate.is_file():
-            log = read_log(candidate)
-            if log.head == result.log_digest:
-                return candidate, log
-            found.append(str(candidate))
-    if found:
-        raise LogError(f"{', '.join(found)}: another match's log (its digest differs)")
-    raise FileNotFoundError(f"{recorded} is not there, nor beside {results_file}")
-
-
-def disagreement(result: MatchResult, log: LogFile, commands: dict[str, str]) -> str:
-    """What a results line says otherwise than its (verified) log, or "": who won, how, and
-    which entrant's program sat where (``commands``: each entrant's, from the settings)."""
-    end, header = log.records[-1], log.header
-    assert isinstance(end, MatchEndRecord)
-    sides = [commands.get(result.first), commands.get(result.second)]
-    pairs = {
-        "who sat where": (sides * 2, [header.bots[seat] for seat in ("A", "B", "C", "D")]),
-        "the winner": (result.winner_side, end.winner),
-        "the marks": (result.marks, end.marks),
-        "the hands": (result.hands, end.hands),
-        "the end": (result.end, end.end),
-        "the game digest": (result.game_digest, end.game_digest),
-        "the seed": (result.seed, header.seed),
-    }
-    return ", ".join(what for what, (said, logged) in pairs.items() if said != logged)
 
 
 def _is_viewer_page(path: Path) -> bool:
