@@ -12,6 +12,8 @@ from rich.console import Console
 from referee.display import progress_bar
 from referee.pages.page import PageError, write_page
 from referee.pages.report_page import MatchRow, match_pages, report_page
+from referee.tally.summary import summarize
+from referee.tally.tally import Tally
 from referee.tournament.results import MatchResult, ResultsError, ResultsHeader, read_results
 from referee.tournament.standings import Sprt
 
@@ -46,11 +48,15 @@ def write_report(results: Path, out: Path | None, sprt: Sprt | None, err: Consol
     _check(header, matches, results)
     if sprt is not None and len(header.settings.entrants) != 2:
         raise ResultsError("--sprt compares exactly two entrants; this tournament has more")
+    tally = Tally()
+    tally.verified = True  # match_pages verifies every log it counts
+    tally.add_results(header, matches, results)
     progress = progress_bar("match pages", err, transient=True)
     with progress:
         task = progress.add_task("pages", total=len(matches))
-        rows = match_pages(header, matches, results, out, lambda: progress.advance(task))
-    write_page(out, report_page(header, matches, rows, sprt), source=results)
+        rows = match_pages(header, matches, results, out, lambda: progress.advance(task), tally)
+    page = report_page(header, matches, rows, sprt, summarize(tally))
+    write_page(out, page, source=results)
     return Written(out, len(matches), [row for row in rows if row.page is None])
 
 

@@ -10,14 +10,20 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 from referee.display import counts_text
 from referee.errors import LogError, VerificationError
 from referee.pages.match_page import match_page, page_path
 from referee.pages.page import PageError, page, write_page
-from referee.pages.plots import intervals, lines
+from referee.pages.plots import intervals, lines, rates_by_category
+from referee.record.log import LogFile
 from referee.record.records import split_counts
+from referee.tally.counting import Uncountable
+from referee.tally.summary import Summary, bid_label, bid_order
+from referee.tally.tables import inputs_lines, tables
+from referee.tally.tally import Tally, tournament_seats
 from referee.tournament.logs import disagreement, own_log
 from referee.tournament.plan import pairings
 from referee.tournament.results import MatchResult, ResultsHeader
@@ -49,18 +55,36 @@ def match_pages(
     results_file: Path,
     report: Path,
     progress: Callable[[], None] = lambda: None,
+    tally: Tally | None = None,
 ) -> list[MatchRow]:
     """Write each match's viewer page beside its log (``LOG.html``, as ``replay --html``
     does), linked relative to the ``report``. A match whose log cannot be found, does not
     verify or says otherwise than its results line gets no page, and its row says why. A
-    page never replaces the results, the report, or a file that is not a viewer page."""
+    page never replaces the results, the report, or a file that is not a viewer page.
+
+    ``tally`` counts each log read and verified for its page (so no log is read twice);
+    the others it lists with the row's reason."""
     keep = {results_file.resolve(), report.resolve()}
     commands = {entrant.name: entrant.command for entrant in header.settings.entrants}
     rows = []
     for result in in_plan_order(results):
-        rows.append(_row(result, results_file, report.parent, keep, commands))
+        verified: list[LogFile] = []
+        row = _row(result, results_file, report.parent, keep, commands, verified.append)
+        if tally is not None:
+            _count(tally, result, verified, row)
+        rows.append(row)
         progress()
     return rows
+
+
+def _count(tally: Tally, result: MatchResult, verified: list[LogFile], row: MatchRow) -> None:
+    if not verified:
+        tally.skip(result.log, row.why_no_page or "not read", result.match_id)
+        return
+    try:
+        tally.add_log(verified[0], tournament_seats(result))
+    except Uncountable as exc:  # not after verify: the rules accepted every move
+        tally.skip(result.log, str(exc), result.match_id)
 
 
 def _row(
@@ -69,6 +93,7 @@ def _row(
     folder: Path,
     keep: set[Path],
     commands: dict[str, str],
+    verified: Callable[[LogFile], None],
 ) -> MatchRow:
     counted, _ = split_counts(result.faults)
     faults = "; ".join(
@@ -83,6 +108,7 @@ def _row(
         return MatchRow(result, None, f"the log does not verify: {exc}", faults)
     if differs := disagreement(result, log, commands):
         return MatchRow(result, None, f"this line disagrees with its log: {differs}", faults, True)
+    verified(log)
     target = page_path(log_path)
     if target.resolve() in keep:
         return MatchRow(result, None, f"its page {target} would replace the results", faults)
@@ -111,8 +137,9 @@ def report_page(
     results: list[MatchResult],
     rows: list[MatchRow],
     sprt: Sprt | None = None,
+    summary: Summary | None = None,
 ) -> str:
-    """The report's HTML."""
+    """The report's HTML (``summary``: the numbers to tune by, ``referee stats``'s)."""
     settings = header.settings
     names = [entrant.name for entrant in settings.entrants]
     table = standings(names, results)
@@ -157,6 +184,34 @@ def report_page(
         rate_plot=rate_plot,
         rating_plot=rating_plot,
         sprt=sprt_view,
+        stats=None if summary is None else stats_view(summary),
         rows=rows,
         disagreeing=sum(row.disagrees for row in rows),
     )
+
+
+def stats_view(summary: Summary) -> dict[str, Any]:
+    """``referee stats``'s tables, and each entrant's make rate by bid drawn with its
+    interval: what the report's section of them shows."""
+    bids = sorted(
+        {line.bid for entrant in summary.entrants for line in entrant.by_bid if line.bid},
+        key=bid_order,
+    )
+    series = [
+        (
+            entrant.name,
+            [
+                (line.label, line.made, line.contracts, line.low or 0.0, line.high or 1.0)
+                for line in entrant.by_bid
+            ],
+        )
+        for entrant in summary.entrants
+    ]
+    said = inputs_lines(summary)
+    categories = [bid_label(bid) for bid in bids]
+    return {
+        "counted": said[0],
+        "skipped": said[2:],
+        "tables": tables(summary),
+        "plot": rates_by_category(categories, series, "winning bid", "make rate") if bids else None,
+    }

@@ -8,13 +8,18 @@ first row only.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Final
 
 import msgspec
 
 from referee.rules.actions import counted
 from referee.tally.summary import ContractLine, EntrantSummary, Pairs, Summary
+
+#: A cell that reads as a number, or a dash for none (or an empty cell under a name).
+_NUMERIC: Final = re.compile(r"^(?:[-+]?\d|—$|$)")
 
 
 @dataclass(frozen=True)
@@ -26,6 +31,15 @@ class TableView:
     columns: list[str]
     groups: list[list[list[str]]]
     note: str = ""
+
+    @property
+    def numeric(self) -> list[bool]:
+        """Which columns hold numbers (a dash where there is none): drawn aligned right."""
+        rows = [row for group in self.groups for row in group]
+        return [
+            index > 0 and all(_NUMERIC.match(row[index]) for row in rows)
+            for index in range(len(self.columns))
+        ]
 
 
 def percent(value: float | None) -> str:

@@ -11,7 +11,6 @@ names come from bots and results files.
 
 from __future__ import annotations
 
-import re
 from typing import Final
 
 from rich.cells import cell_len
@@ -22,8 +21,6 @@ from referee.tally.summary import Summary
 from referee.tally.tables import TableView, inputs_lines, tables
 from referee.terminal import markup, shown
 
-#: A cell that reads as a number: right-aligned (``—`` where there is none).
-_NUMERIC: Final = re.compile(r"^(?:[-+]?\d|—$|$)")
 #: Logs not counted listed one by one on the terminal; ``--json`` lists them all.
 SHOWN_SKIPPED: Final = 10
 
@@ -62,9 +59,7 @@ def rich_table(view: TableView, widths: list[int] | None) -> Table:
         header_style="bold",
         title_justify="left",
     )
-    rows = [row for group in view.groups for row in group]
-    for index, column in enumerate(view.columns):
-        numeric = index > 0 and all(_NUMERIC.match(row[index]) for row in rows)
+    for index, (column, numeric) in enumerate(zip(view.columns, view.numeric, strict=True)):
         table.add_column(
             markup(column),
             justify="right" if numeric else "left",
