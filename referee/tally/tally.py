@@ -109,10 +109,14 @@ class Tally:
             self.entrant(result.first)
             self.entrant(result.second)
             legs[result.seed, frozenset((result.first, result.second))].append(result)
-        for pair in legs.values():
-            opening = next((leg for leg in pair if leg.leg == 1), pair[0])
-            key = (opening.first, opening.second)
-            self.pairings.setdefault(key, Counter())[_outcome(pair, opening.first)] += 1
+        place = {entrant.name: index for index, entrant in enumerate(header.settings.entrants)}
+        for (_, names), pair in legs.items():
+            # The plan's order (leg 1's A+C first), whichever legs are there; a pairing
+            # already known the other way round (from another results file) keeps its order.
+            first, second = sorted(names, key=lambda name: (place.get(name, len(place)), name))
+            if (second, first) in self.pairings:
+                first, second = second, first
+            self.pairings.setdefault((first, second), Counter())[_outcome(pair, first)] += 1
 
     def skip(self, log: str, why: str, match: str | None = None) -> None:
         self.skipped.append(Skipped(log, why, match))
