@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import Annotated
 
@@ -60,8 +61,9 @@ def stats_command(
     err = Console(stderr=True, soft_wrap=True, emoji=False)
     progress = progress_bar("logs", err, transient=True)
     task = progress.add_task("logs", total=None)
+    shown = progress if err.is_terminal else contextlib.nullcontext()  # no stray line off one
     try:
-        with progress:
+        with shown:
             tally = tally_paths(
                 paths, check, lambda done, total: progress.update(task, completed=done, total=total)
             )

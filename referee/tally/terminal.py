@@ -48,6 +48,8 @@ def column_widths(view: TableView, page: int, stretch: bool) -> list[int] | None
         return None  # rich folds what does not fit the window
     spare, wanting = room - sum(least), [m - n for m, n in zip(most, least, strict=True)]
     total = sum(wanting)
+    if not total:  # every column as narrow as its longest word: nothing to share
+        return least
     return [n + spare * want // total for n, want in zip(least, wanting, strict=True)]
 
 
