@@ -17,14 +17,14 @@ from referee.terminal import json_text
 @app.command("stats")
 def stats_command(
     paths: Annotated[
-        list[Path],
+        list[Path] | None,
         typer.Argument(
-            metavar="RESULTS|LOG|FOLDER...",
+            metavar="PATH",
             help="Tournament results files (their logs are found through them), replay logs,"
             " or folders holding them; told apart by what they hold, not by their names.",
             show_default=False,
         ),
-    ],
+    ] = None,
     entrant: Annotated[
         str | None,
         typer.Option(metavar="NAME", help="Show only this entrant.", show_default=False),
@@ -58,6 +58,8 @@ def stats_command(
     from referee.tally.terminal import print_summary
     from referee.terminal import markup
 
+    if not paths:
+        raise fail("name a results file, logs or a folder: referee stats RESULTS|LOG|FOLDER...")
     err = Console(stderr=True, soft_wrap=True, emoji=False)
     progress = progress_bar("logs", err, transient=True)
     task = progress.add_task("logs", total=None)

@@ -154,6 +154,7 @@ def test_no_log_counted_exits_1(tournament: Path, tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("make", "said"),
     [
+        (lambda d: None, "name a results file, logs or a folder"),
         (lambda d: d / "nothing-here", "no such file or folder"),
         (lambda d: _write(d / "notes.jsonl", '{"type": "note"}\n'), "neither a tournament's"),
         (lambda d: _write(d / "x.txt", "hello\n"), "neither a tournament's results file nor"),
@@ -163,7 +164,8 @@ def test_no_log_counted_exits_1(tournament: Path, tmp_path: Path) -> None:
     ],
 )
 def test_usage_mistakes_exit_2_in_one_line(make: Any, said: str, tmp_path: Path) -> None:
-    code, out, err = stats(str(make(tmp_path)))
+    path = make(tmp_path)
+    code, out, err = stats(*([] if path is None else [str(path)]))
     assert code == 2 and out == ""
     assert len(err.strip().splitlines()) == 1 and said in err, err
 
