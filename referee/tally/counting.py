@@ -40,8 +40,10 @@ Phase = Literal["start-up", "bidding", "declaring", "playing"]
 #: The phases decision times are kept by, in the order a match goes through them.
 PHASES: Final[tuple[Phase, ...]] = ("start-up", "bidding", "declaring", "playing")
 
+#: The bid that won the auction: a point bid or an all-tricks bid.
+WinningBid = Bid | AllTricksBid
 #: A contract as counted: the winning bid, the trump, and whether it was made.
-ContractKey = tuple[Bid | AllTricksBid, Trump, bool]
+ContractKey = tuple[WinningBid, Trump, bool]
 
 
 class Uncountable(Exception):

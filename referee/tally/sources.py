@@ -71,7 +71,8 @@ def kind_of(path: Path) -> Kind | None:
         value = msgspec.json.decode(first)
     except msgspec.DecodeError:
         return None
-    return _KINDS.get(value.get("type")) if isinstance(value, dict) else None  # type: ignore[arg-type]
+    kind = value.get("type") if isinstance(value, dict) else None
+    return _KINDS.get(kind) if isinstance(kind, str) else None
 
 
 @dataclass
@@ -80,6 +81,8 @@ class Inputs:
 
     results: list[Path] = field(default_factory=list)
     logs: list[Path] = field(default_factory=list)
+    #: Files found in a folder that could not be read, and why (listed, not counted).
+    unreadable: list[tuple[Path, str]] = field(default_factory=list)
 
 
 def find_inputs(paths: Sequence[Path]) -> Inputs:
@@ -90,9 +93,16 @@ def find_inputs(paths: Sequence[Path]) -> Inputs:
     seen: set[Path] = set()
     for path in paths:
         if path.is_dir():
-            found = [(p, kind_of(p)) for p in sorted(path.rglob("*.jsonl")) if p.is_file()]
-            found = [(p, kind) for p, kind in found if kind is not None]
-            if not found:
+            found, unread = [], len(inputs.unreadable)
+            for member in sorted(path.rglob("*.jsonl")):
+                try:
+                    kind = kind_of(member) if member.is_file() else None
+                except InputError as exc:
+                    inputs.unreadable.append((member, str(exc)))
+                    continue
+                if kind is not None:
+                    found.append((member, kind))
+            if not found and len(inputs.unreadable) == unread:
                 raise InputError(f"{path} holds no results file and no replay log (*.jsonl)")
         elif path.exists():
             kind = kind_of(path)
@@ -127,6 +137,8 @@ def tally_inputs(inputs: Inputs, check: bool = False, progress: Progress | None 
         files.append((path, header, results))
     tally = Tally()
     tally.verified = check
+    for path, why in inputs.unreadable:
+        tally.skip(str(path), why)
     total = sum(len(results) for _, _, results in files) + len(inputs.logs)
     done = 0
 

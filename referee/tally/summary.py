@@ -17,7 +17,7 @@ import msgspec
 from referee.rules import TRUMPS, AllTricksBid, Bid, Trump
 from referee.rules.actions import counted, trump_name
 from referee.stats import percentile, wilson_interval
-from referee.tally.counting import PHASES, ContractKey, Phase
+from referee.tally.counting import PHASES, ContractKey, Phase, WinningBid
 from referee.tally.tally import EntrantCounts, PairOutcome, Skipped, Tally
 
 
@@ -148,42 +148,53 @@ _TRUMP_ORDER: Final = {trump: index for index, trump in enumerate(TRUMPS)}
 
 def _line(
     label: str,
-    contracts: Counter[ContractKey],
-    keep: Callable[[ContractKey], bool],
+    made: int,
+    contracts: int,
     bid: Bid | AllTricksBid | None = None,
     trump: Trump | None = None,
 ) -> ContractLine:
+    low, high = wilson_interval(made, contracts) if contracts else (None, None)
+    rate = made / contracts if contracts else None
+    return ContractLine(label, contracts, made, contracts - made, rate, low, high, bid, trump)
+
+
+def _made_of(
+    contracts: Counter[ContractKey], keep: Callable[[ContractKey], bool]
+) -> tuple[int, int]:
+    """(made, played) of the contracts ``keep`` picks."""
     made = sum(n for key, n in contracts.items() if keep(key) and key[2])
-    total = made + sum(n for key, n in contracts.items() if keep(key) and not key[2])
-    low, high = wilson_interval(made, total) if total else (None, None)
-    rate = made / total if total else None
-    return ContractLine(label, total, made, total - made, rate, low, high, bid, trump)
+    return made, sum(n for key, n in contracts.items() if keep(key))
 
 
 def _contract_lines(contracts: Counter[ContractKey]) -> dict[str, list[ContractLine]]:
-    bids = sorted({key[0] for key in contracts}, key=bid_order)
-    trumps = sorted({key[1] for key in contracts}, key=_TRUMP_ORDER.__getitem__)
-    pairs = sorted(
-        {key[:2] for key in contracts}, key=lambda p: (bid_order(p[0]), _TRUMP_ORDER[p[1]])
+    """The contracts by bid, by trump, and by both, in the rules' order."""
+    played: tuple[Counter[WinningBid], Counter[Trump], Counter[tuple[WinningBid, Trump]]] = (
+        Counter(),
+        Counter(),
+        Counter(),
     )
+    made: tuple[Counter[WinningBid], Counter[Trump], Counter[tuple[WinningBid, Trump]]] = (
+        Counter(),
+        Counter(),
+        Counter(),
+    )
+    for (bid, trump, won), n in contracts.items():
+        played[0][bid] += n
+        played[1][trump] += n
+        played[2][bid, trump] += n
+        if won:
+            made[0][bid] += n
+            made[1][trump] += n
+            made[2][bid, trump] += n
+    bids = sorted(played[0], key=bid_order)
+    trumps = sorted(played[1], key=_TRUMP_ORDER.__getitem__)
+    both = sorted(played[2], key=lambda k: (bid_order(k[0]), _TRUMP_ORDER[k[1]]))
     return {
-        "by_bid": [
-            _line(bid_label(b), contracts, lambda k, b=b: k[0] == b, bid=b)  # type: ignore[misc]
-            for b in bids
-        ],
-        "by_trump": [
-            _line(trump_name(t), contracts, lambda k, t=t: k[1] == t, trump=t)  # type: ignore[misc]
-            for t in trumps
-        ],
+        "by_bid": [_line(bid_label(b), made[0][b], played[0][b], bid=b) for b in bids],
+        "by_trump": [_line(trump_name(t), made[1][t], played[1][t], trump=t) for t in trumps],
         "by_bid_and_trump": [
-            _line(
-                f"{bid_label(b)}, {trump_name(t)}",
-                contracts,
-                lambda k, b=b, t=t: k[:2] == (b, t),  # type: ignore[misc]
-                bid=b,
-                trump=t,
-            )
-            for b, t in pairs
+            _line(f"{bid_label(b)}, {trump_name(t)}", made[2][b, t], played[2][b, t], b, t)
+            for b, t in both
         ],
     }
 
@@ -203,13 +214,14 @@ def _times(phase: Phase, values: list[float]) -> PhaseTimes:
 
 def _pairs(outcomes: Counter[PairOutcome], mine: bool, opponent: str | None = None) -> Pairs:
     """``outcomes`` from the pairing's first entrant's side, turned to the entrant's own."""
-    won, lost = ("first_won_both", "second_won_both")[:: 1 if mine else -1]
+    won: PairOutcome = "first_won_both" if mine else "second_won_both"
+    lost: PairOutcome = "second_won_both" if mine else "first_won_both"
     complete = sum(n for outcome, n in outcomes.items() if outcome != "incomplete")
     return Pairs(
         complete,
-        outcomes[won],  # type: ignore[index]
+        outcomes[won],
         outcomes["split"],
-        outcomes[lost],  # type: ignore[index]
+        outcomes[lost],
         outcomes["unfinished"],
         outcomes["incomplete"],
         opponent,
@@ -238,9 +250,10 @@ def _entrant(name: str, counts: EntrantCounts, tally: Tally) -> EntrantSummary:
         marks_conceded=counts.marks_conceded,
         marks_won_per_hand=counts.marks_won / hands if hands else None,
         marks_conceded_per_hand=counts.marks_conceded / hands if hands else None,
-        contracts=_line("every contract", counts.contracts, lambda key: True),
+        contracts=_line("every contract", *_made_of(counts.contracts, lambda key: True)),
         all_tricks=_line(
-            "all tricks", counts.contracts, lambda key: isinstance(key[0], AllTricksBid)
+            "all tricks",
+            *_made_of(counts.contracts, lambda key: isinstance(key[0], AllTricksBid)),
         ),
         by_bid=lines["by_bid"],
         by_trump=lines["by_trump"],

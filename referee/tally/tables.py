@@ -92,10 +92,13 @@ def _matches(entrant: EntrantSummary) -> list[list[str]]:
 
 
 def _contracts(entrant: EntrantSummary) -> list[list[str]]:
+    """Declaring, all tricks among it, and defending: the opponents' contracts, whose make
+    rate is one less the set rate (and Wilson's interval turns over with it)."""
     defence = entrant.defence
     made = defence.defended - defence.set
     rate = None if defence.set_rate is None else 1 - defence.set_rate
-    low, high = (None, None) if defence.low is None else (1 - defence.high, 1 - defence.low)  # type: ignore[operator]
+    low = None if defence.high is None else 1 - defence.high
+    high = None if defence.low is None else 1 - defence.low
     return [
         _contract_cells(msgspec.structs.replace(entrant.contracts, label="declaring")),
         _contract_cells(msgspec.structs.replace(entrant.all_tricks, label="all tricks")),

@@ -157,6 +157,7 @@ def test_no_log_counted_exits_1(tournament: Path, tmp_path: Path) -> None:
         (lambda d: None, "name a results file, logs or a folder"),
         (lambda d: d / "nothing-here", "no such file or folder"),
         (lambda d: _write(d / "notes.jsonl", '{"type": "note"}\n'), "neither a tournament's"),
+        (lambda d: _write(d / "odd.jsonl", '{"type": ["header"]}\n'), "neither a tournament's"),
         (lambda d: _write(d / "x.txt", "hello\n"), "neither a tournament's results file nor"),
         (lambda d: _write(d / "empty", ""), "neither"),
         (lambda d: _folder(d / "f"), "holds no results file and no replay log"),
