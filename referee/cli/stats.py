@@ -29,7 +29,7 @@ def stats_command(
         str | None,
         typer.Option(metavar="NAME", help="Show only this entrant.", show_default=False),
     ] = None,
-    check: Annotated[
+    verify_logs: Annotated[
         bool,
         typer.Option(
             "--verify",
@@ -67,7 +67,9 @@ def stats_command(
     try:
         with shown:
             tally = tally_paths(
-                paths, check, lambda done, total: progress.update(task, completed=done, total=total)
+                paths,
+                verify_logs,
+                lambda done, total: progress.update(task, completed=done, total=total),
             )
     except InputError as exc:
         raise fail(str(exc)) from None

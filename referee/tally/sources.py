@@ -76,7 +76,7 @@ def kind_of(path: Path) -> Kind | None:
 
 
 @dataclass
-class Inputs:
+class Found:
     """The results files and the logs to count, each once, in the order given."""
 
     results: list[Path] = field(default_factory=list)
@@ -85,11 +85,11 @@ class Inputs:
     unreadable: list[tuple[Path, str]] = field(default_factory=list)
 
 
-def find_inputs(paths: Sequence[Path]) -> Inputs:
+def find_inputs(paths: Sequence[Path]) -> Found:
     """Sort the paths into results files and logs; a folder gives every ``*.jsonl`` in it and
     below that is one or the other (the rest — a bot's stderr copy, a page — is not read as
     data). ``InputError`` for a path that is none of these."""
-    inputs = Inputs()
+    inputs = Found()
     seen: set[Path] = set()
     for path in paths:
         if path.is_dir():
@@ -119,13 +119,17 @@ def find_inputs(paths: Sequence[Path]) -> Inputs:
 
 
 def tally_paths(
-    paths: Sequence[Path], check: bool = False, progress: Progress | None = None
+    paths: Sequence[Path], verify_logs: bool = False, progress: Progress | None = None
 ) -> Tally:
-    """Count everything the paths hold (``check``: verify each log before counting it)."""
-    return tally_inputs(find_inputs(paths), check, progress)
+    """Count everything the paths hold (``verify_logs``: verify each log before counting it)."""
+    return tally_inputs(find_inputs(paths), verify_logs, progress)
 
 
-def tally_inputs(inputs: Inputs, check: bool = False, progress: Progress | None = None) -> Tally:
+def tally_inputs(
+    inputs: Found, verify_logs: bool = False, progress: Progress | None = None
+) -> Tally:
+    """Count the results files and logs found (``find_inputs``): every results file read
+    first, so that the progress knows how many logs there are."""
     files: list[tuple[Path, ResultsHeader, list[MatchResult]]] = []
     for path in inputs.results:
         try:
@@ -136,7 +140,7 @@ def tally_inputs(inputs: Inputs, check: bool = False, progress: Progress | None 
             raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
         files.append((path, header, results))
     tally = Tally()
-    tally.verified = check
+    tally.verified = verify_logs
     for path, why in inputs.unreadable:
         tally.skip(str(path), why)
     total = sum(len(results) for _, _, results in files) + len(inputs.logs)
@@ -153,19 +157,19 @@ def tally_inputs(inputs: Inputs, check: bool = False, progress: Progress | None 
         tally.add_results(header, results, path)
         commands = {entrant.name: entrant.command for entrant in header.settings.entrants}
         for result in in_plan_order(results):
-            found = _tournament_log(tally, result, path, commands, check)
+            found = _tournament_log(tally, result, path, commands, verify_logs)
             if found is not None:
                 counted.add(found.resolve())
             advance()
     for path in inputs.logs:
         if path.resolve() not in counted:  # a tournament's own log, given again
-            _plain_log(tally, path, check)
+            _plain_log(tally, path, verify_logs)
         advance()
     return tally
 
 
 def _tournament_log(
-    tally: Tally, result: MatchResult, results: Path, commands: dict[str, str], check: bool
+    tally: Tally, result: MatchResult, results: Path, commands: dict[str, str], verify_logs: bool
 ) -> Path | None:
     """Count a result's log; where it is, when it was found."""
     try:
@@ -173,7 +177,7 @@ def _tournament_log(
     except (OSError, LogError, ValueError) as exc:
         tally.skip(result.log, f"cannot be read: {exc}", result.match_id)
         return None
-    why = _problem(log, check) or _differs(result, log, commands)
+    why = _problem(log, verify_logs) or _differs(result, log, commands)
     if why:
         tally.skip(str(path), why, result.match_id)
     else:
@@ -186,13 +190,13 @@ def _differs(result: MatchResult, log: LogFile, commands: dict[str, str]) -> str
     return f"its results line says otherwise than the log: {differs}" if differs else ""
 
 
-def _plain_log(tally: Tally, path: Path, check: bool) -> None:
+def _plain_log(tally: Tally, path: Path, verify_logs: bool) -> None:
     try:
         log = read_log(path)
     except LogError as exc:
         tally.skip(str(path), f"cannot be read: {exc}")
         return
-    why = _problem(log, check)
+    why = _problem(log, verify_logs)
     if why:
         tally.skip(str(path), why)
     else:
@@ -211,13 +215,13 @@ def _count(
         tally.skip(path, str(exc), match)
 
 
-def _problem(log: LogFile, check: bool) -> str:
+def _problem(log: LogFile, verify_logs: bool) -> str:
     """Why a log read whole cannot be counted, or ""."""
     if log.broken_at is not None:
         return f"its chain breaks at line {log.broken_at}: a record was edited, removed or moved"
     if log.truncated is not None:
         return f"it is truncated: {log.truncated}"
-    if check:
+    if verify_logs:
         try:
             verify(log)
         except VerificationError as exc:

@@ -15,6 +15,7 @@ from typing import Any
 import msgspec
 import pytest
 from rich.console import Console
+from support.log_edits import forged, split
 from typer.testing import CliRunner
 
 from referee.cli import app
@@ -248,3 +249,24 @@ def test_on_a_narrow_terminal_cells_fold_and_nothing_is_lost(tournament: Path) -
     print_summary(summary, screen, screen)
     text = screen.file.getvalue()  # type: ignore[attr-defined]
     assert max(len(line) for line in text.splitlines()) <= 40 and "…" not in text
+
+
+def test_verify_leaves_out_a_forged_log_the_walk_alone_would_count(
+    tournament: Path, tmp_path: Path
+) -> None:
+    log = next((tournament.parent / "logs").glob("*.jsonl"))
+    lines = split(log.read_bytes())
+    at = next(i for i, line in enumerate(lines) if line.value["type"] == "hand_end")
+    # The hand's reason in words rewritten, every chain member written again: the chain
+    # holds, the moves are the same, so only verify's re-simulation can tell.
+    lines[at] = lines[at].edited(lambda value: value["result"].update(reason="forged"))
+    forged_log = tmp_path / "forged.jsonl"
+    forged_log.write_bytes(forged(lines))
+    walked = document(str(forged_log))
+    assert walked["inputs"]["logs"] == 1 and walked["inputs"]["verified"] is False
+    code, out, _ = stats(str(forged_log), "--verify", "--json")
+    assert code == 1
+    checked = json.loads(out)["inputs"]
+    assert checked["logs"] == 0 and checked["verified"] is True
+    assert f"line {at + 1}" in checked["skipped"][0]["why"]
+    assert "does not verify" in checked["skipped"][0]["why"]
