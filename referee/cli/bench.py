@@ -65,6 +65,19 @@ def bench_tournament(
     _echo(tournament.lines(seeds))
 
 
+@bench_app.command("stats")
+def bench_stats(
+    seeds: Annotated[
+        int, typer.Option(min=1, help="Deal seeds of the tournament counted (two matches each).")
+    ] = 600,
+) -> None:
+    """Matches per second through 'referee stats' on a tournament it plays first, against
+    the rate at which the same logs can merely be read."""
+    from referee.bench import stats
+
+    _echo(stats.lines(seeds))
+
+
 @bench_app.command("startup")
 def bench_startup(
     delay: Annotated[

@@ -46,7 +46,8 @@ def report_command(
 ) -> None:
     """Write a tournament's report: one self-contained HTML page with the standings, head to
     head, win rates with their intervals, the rating over the tournament, the SPRT, faults,
-    and a link to each match's viewer page (written beside its log, after verifying it)."""
+    the numbers to tune by ('referee stats', with make rates by bid drawn), and a link to
+    each match's viewer page (written beside its log, after verifying it)."""
     from rich.console import Console
 
     from referee.pages.page import PageError

@@ -1,6 +1,6 @@
-"""The report's two kinds of plot, as inline SVG: intervals (a rate with its 95% interval
-per entrant) and lines over the course of a tournament (ratings, the SPRT's statistic
-against its bounds).
+"""The report's three kinds of plot, as inline SVG: intervals (a rate with its 95% interval
+per entrant), lines over the course of a tournament (ratings, the SPRT's statistic against
+its bounds), and rates by category (each entrant's make rate by bid, with its interval).
 
 Our own small code rather than a plotting library: the plots are two shapes, the page must
 be static and offline, and SVG written here is text the browser draws at any size, with every
@@ -125,5 +125,70 @@ def lines(
             f'<text class="label" x="{left + width + 6}" y="{end.split(",")[1]}"'
             f' fill="{colour(i)}">{escape(name)}</text></g>'
         )
+    parts.append("</svg>")
+    return Markup("".join(parts))
+
+
+def rates_by_category(
+    categories: Sequence[str],
+    series: Sequence[tuple[str, Sequence[tuple[str, int, int, float, float]]]],
+    x_label: str,
+    y_label: str,
+) -> Markup:
+    """A rate per category and series, with its 95% interval: for each ``(name, points)``,
+    each point ``(category, count, of, low, high)`` is drawn in its category's band as a dot
+    at ``count / of`` on a vertical bar from ``low`` to ``high`` (the make rate by bid of each
+    entrant). Categories no series has a point in are left out by the caller."""
+    left, top, height = 50, 15, 220
+    band = max(24, 520 // max(1, len(categories)))
+    width = band * len(categories)
+    parts = [
+        f'<svg class="plot rates" viewBox="0 0 {left + width + 150} {top + height + 70}"'
+        f' role="img" aria-label="{escape(y_label)} by {escape(x_label)}, with 95% intervals">'
+        f'<rect class="frame" x="{left}" y="{top}" width="{width}" height="{height}"/>'
+    ]
+
+    def y_of(rate: float) -> float:
+        return top + height * (1 - rate)
+
+    for tick in range(0, 11, 2):
+        y = y_of(tick / 10)
+        parts.append(
+            f'<line class="grid" x1="{left}" y1="{y:g}" x2="{left + width}" y2="{y:g}"/>'
+            f'<text class="tick" x="{left - 6}" y="{y + 4:g}" text-anchor="end">'
+            f"{tick * 10}%</text>"
+        )
+    place = {category: i for i, category in enumerate(categories)}
+    for category, i in place.items():
+        x = left + band * (i + 0.5)
+        parts.append(
+            f'<text class="tick" x="{x:g}" y="{top + height + 14}" text-anchor="end"'
+            f' transform="rotate(-40 {x:g} {top + height + 14})">{escape(category)}</text>'
+        )
+    parts.append(
+        f'<text class="axis" x="{left + width / 2:g}" y="{top + height + 66}"'
+        f' text-anchor="middle">{escape(x_label)}</text>'
+    )
+    step = band * 0.7 / max(1, len(series))
+    for s, (name, points) in enumerate(series):
+        offset = band * 0.15 + step * (s + 0.5)
+        group = [f'<g class="series" data-name="{escape(name)}">']
+        for category, count, of, low, high in points:
+            if not of or category not in place:
+                continue
+            x = left + band * place[category] + offset
+            group.append(
+                f'<line class="interval" x1="{x:.1f}" y1="{y_of(low):.1f}" x2="{x:.1f}"'
+                f' y2="{y_of(high):.1f}" stroke="{colour(s)}"/>'
+                f'<circle cx="{x:.1f}" cy="{y_of(count / of):.1f}" r="4" fill="{colour(s)}">'
+                f"<title>{escape(name)}, {escape(category)}: {count} of {of},"
+                f" {count / of:.1%} ({low:.1%} to {high:.1%})</title></circle>"
+            )
+        y = top + 10 + 22 * s
+        group.append(
+            f'<circle cx="{left + width + 14}" cy="{y}" r="5" fill="{colour(s)}"/>'
+            f'<text class="label" x="{left + width + 24}" y="{y + 4}">{escape(name)}</text></g>'
+        )
+        parts += group
     parts.append("</svg>")
     return Markup("".join(parts))

@@ -12,6 +12,8 @@ from rich.console import Console
 from referee.display import LongWork
 from referee.pages.page import PageError, write_page
 from referee.pages.report_page import MatchRow, match_pages, report_page
+from referee.tally.summary import summarize
+from referee.tally.tally import Tally
 from referee.tournament.results import MatchResult, ResultsError, ResultsHeader, read_results
 from referee.tournament.standings import Sprt
 
@@ -46,9 +48,13 @@ def write_report(results: Path, out: Path | None, sprt: Sprt | None, err: Consol
     _check(header, matches, results)
     if sprt is not None and len(header.settings.entrants) != 2:
         raise ResultsError("--sprt compares exactly two entrants; this tournament has more")
+    tally = Tally()
+    tally.verified = True  # match_pages verifies every log it counts
+    tally.add_results(header, matches, results)
     with LongWork("match pages", len(matches), err, transient=True) as work:
-        rows = match_pages(header, matches, results, out, work.advance)
-    write_page(out, report_page(header, matches, rows, sprt), source=results)
+        rows = match_pages(header, matches, results, out, work.advance, tally)
+    page = report_page(header, matches, rows, sprt, summarize(tally))
+    write_page(out, page, source=results)
     return Written(out, len(matches), [row for row in rows if row.page is None])
 
 

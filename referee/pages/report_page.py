@@ -10,15 +10,21 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 from referee.display import counts_text
 from referee.errors import LogError, VerificationError
 from referee.pages.match_page import match_page, page_path
 from referee.pages.page import PageError, page, write_page
-from referee.pages.plots import intervals, lines
-from referee.record.log import LogFile, read_log
-from referee.record.records import MatchEndRecord, split_counts
+from referee.pages.plots import intervals, lines, rates_by_category
+from referee.record.log import LogFile
+from referee.record.records import split_counts
+from referee.tally.counting import Uncountable
+from referee.tally.summary import Summary, bid_label, bid_order
+from referee.tally.tables import inputs_lines, tables
+from referee.tally.tally import Tally, tournament_seats
+from referee.tournament.logs import disagreement, own_log
 from referee.tournament.plan import pairings
 from referee.tournament.results import MatchResult, ResultsHeader
 from referee.tournament.standings import (
@@ -49,18 +55,36 @@ def match_pages(
     results_file: Path,
     report: Path,
     progress: Callable[[], None] = lambda: None,
+    tally: Tally | None = None,
 ) -> list[MatchRow]:
     """Write each match's viewer page beside its log (``LOG.html``, as ``replay --html``
     does), linked relative to the ``report``. A match whose log cannot be found, does not
     verify or says otherwise than its results line gets no page, and its row says why. A
-    page never replaces the results, the report, or a file that is not a viewer page."""
+    page never replaces the results, the report, or a file that is not a viewer page.
+
+    ``tally`` counts each log read and verified for its page (so no log is read twice);
+    the others it lists with the row's reason."""
     keep = {results_file.resolve(), report.resolve()}
     commands = {entrant.name: entrant.command for entrant in header.settings.entrants}
     rows = []
     for result in in_plan_order(results):
-        rows.append(_row(result, results_file, report.parent, keep, commands))
+        verified: list[LogFile] = []
+        row = _row(result, results_file, report.parent, keep, commands, verified.append)
+        if tally is not None:
+            _count(tally, result, verified, row)
+        rows.append(row)
         progress()
     return rows
+
+
+def _count(tally: Tally, result: MatchResult, verified: list[LogFile], row: MatchRow) -> None:
+    if not verified:
+        tally.skip(result.log, row.why_no_page or "not read", result.match_id)
+        return
+    try:
+        tally.add_log(verified[0], tournament_seats(result))
+    except Uncountable as exc:  # not after verify: the rules accepted every move
+        tally.skip(result.log, str(exc), result.match_id)
 
 
 def _row(
@@ -69,6 +93,7 @@ def _row(
     folder: Path,
     keep: set[Path],
     commands: dict[str, str],
+    verified: Callable[[LogFile], None],
 ) -> MatchRow:
     counted, _ = split_counts(result.faults)
     faults = "; ".join(
@@ -83,6 +108,7 @@ def _row(
         return MatchRow(result, None, f"the log does not verify: {exc}", faults)
     if differs := disagreement(result, log, commands):
         return MatchRow(result, None, f"this line disagrees with its log: {differs}", faults, True)
+    verified(log)
     target = page_path(log_path)
     if target.resolve() in keep:
         return MatchRow(result, None, f"its page {target} would replace the results", faults)
@@ -94,44 +120,6 @@ def _row(
         return MatchRow(result, None, f"the page cannot be written: {exc}", faults)
     link = "./" + quote(Path(os.path.relpath(target, folder)).as_posix())
     return MatchRow(result, link, None, faults)
-
-
-def own_log(result: MatchResult, results_file: Path) -> tuple[Path, LogFile]:
-    """A result's log: at its path as recorded (relative to where the tournament ran), else
-    in the results file's folder or its ``logs/`` (a tournament moved, or reported from
-    elsewhere) — the first whose digest is the result's, so no other log stands in for it."""
-    recorded = Path(result.log)
-    if not recorded.name:
-        raise ValueError(f"match {result.match_id}: no log path recorded")
-    folder = results_file.parent
-    found = []
-    for candidate in (recorded, folder / recorded.name, folder / "logs" / recorded.name):
-        if candidate.is_file():
-            log = read_log(candidate)
-            if log.head == result.log_digest:
-                return candidate, log
-            found.append(str(candidate))
-    if found:
-        raise LogError(f"{', '.join(found)}: another match's log (its digest differs)")
-    raise FileNotFoundError(f"{recorded} is not there, nor beside {results_file}")
-
-
-def disagreement(result: MatchResult, log: LogFile, commands: dict[str, str]) -> str:
-    """What a results line says otherwise than its (verified) log, or "": who won, how, and
-    which entrant's program sat where (``commands``: each entrant's, from the settings)."""
-    end, header = log.records[-1], log.header
-    assert isinstance(end, MatchEndRecord)
-    sides = [commands.get(result.first), commands.get(result.second)]
-    pairs = {
-        "who sat where": (sides * 2, [header.bots[seat] for seat in ("A", "B", "C", "D")]),
-        "the winner": (result.winner_side, end.winner),
-        "the marks": (result.marks, end.marks),
-        "the hands": (result.hands, end.hands),
-        "the end": (result.end, end.end),
-        "the game digest": (result.game_digest, end.game_digest),
-        "the seed": (result.seed, header.seed),
-    }
-    return ", ".join(what for what, (said, logged) in pairs.items() if said != logged)
 
 
 def _is_viewer_page(path: Path) -> bool:
@@ -149,8 +137,9 @@ def report_page(
     results: list[MatchResult],
     rows: list[MatchRow],
     sprt: Sprt | None = None,
+    summary: Summary | None = None,
 ) -> str:
-    """The report's HTML."""
+    """The report's HTML (``summary``: the numbers to tune by, ``referee stats``'s)."""
     settings = header.settings
     names = [entrant.name for entrant in settings.entrants]
     table = standings(names, results)
@@ -195,6 +184,34 @@ def report_page(
         rate_plot=rate_plot,
         rating_plot=rating_plot,
         sprt=sprt_view,
+        stats=None if summary is None else stats_view(summary),
         rows=rows,
         disagreeing=sum(row.disagrees for row in rows),
     )
+
+
+def stats_view(summary: Summary) -> dict[str, Any]:
+    """``referee stats``'s tables, and each entrant's make rate by bid drawn with its
+    interval: what the report's section of them shows."""
+    bids = sorted(
+        {line.bid for entrant in summary.entrants for line in entrant.by_bid if line.bid},
+        key=bid_order,
+    )
+    series = [
+        (
+            entrant.name,
+            [
+                (line.label, line.made, line.contracts, line.low or 0.0, line.high or 1.0)
+                for line in entrant.by_bid
+            ],
+        )
+        for entrant in summary.entrants
+    ]
+    said = inputs_lines(summary)
+    categories = [bid_label(bid) for bid in bids]
+    return {
+        "counted": said[0],
+        "skipped": said[2:],
+        "tables": tables(summary),
+        "plot": rates_by_category(categories, series, "winning bid", "make rate") if bids else None,
+    }
