@@ -124,24 +124,63 @@ def people_console(stderr: bool = False) -> Console:
 
 
 def print_table(console: Console, table: RichTable) -> None:
-    """Print ``table`` whole. On a terminal its columns wrap (folding a long command or
-    name) but never below their longest header word; off a terminal it is printed at its
-    natural width, one row a line, so that a file or a pipe gets every header and command."""
+    """Print ``table`` with every word whole where it can be.
+
+    Off a terminal it is printed at its natural width, one line a row, so that a file or a
+    pipe gets every header and command. On a terminal each column is given at least its
+    longest word (its header's included) and the room left is shared by what each would take
+    more — rich alone narrows the widest columns, words or not, and cuts them (``entra…``);
+    on a terminal narrower than the words, cells fold but header words stay whole, and
+    narrower than those, everything folds at its edge (a table wider than the window would
+    be broken by the terminal itself).
+    """
+    least, most, overhead = _measures(console, table)
     for column in table.columns:
-        words = str(column.header).split() or [""]
-        column.min_width = max(column.min_width or 0, *map(len, words))
         if column.overflow == "ellipsis":
             column.overflow = "fold"
-    if console.is_terminal:
-        console.print(table)
+    if not console.is_terminal:
+        width = console.width
+        console.width = max(width, sum(most) + overhead)
+        try:
+            console.print(table)
+        finally:
+            console.width = width
         return
-    natural = Measurement.get(console, console.options.update_width(1 << 16), table).maximum
-    width = console.width
-    console.width = max(width, natural)
-    try:
-        console.print(table)
-    finally:
-        console.width = width
+    room = console.width - overhead
+    headers = [max(map(len, str(column.header).split() or [""])) for column in table.columns]
+    if sum(most) > room:  # too wide: the words whole if they fit, else the headers' words
+        for low in (least, headers):
+            if sum(low) <= room:
+                _allot(table, low, most, room)
+                break
+    console.print(table)
+
+
+def _allot(table: RichTable, least: list[int], most: list[int], room: int) -> None:
+    """Each column at least ``least`` wide, the rest of ``room`` shared by what each would
+    take more."""
+    spare = room - sum(least)
+    wanting = [high - low for low, high in zip(least, most, strict=True)]
+    total = sum(wanting) or 1
+    for column, low, want in zip(table.columns, least, wanting, strict=True):
+        column.width = low + spare * want // total
+
+
+def _measures(console: Console, table: RichTable) -> tuple[list[int], list[int], int]:
+    """Each column's narrowest width (its longest word) and widest (its longest cell), and
+    the cells a row takes beyond its columns' (padding and rules)."""
+    options = console.options.update_width(1 << 16)
+    least: list[int] = []
+    most: list[int] = []
+    for column in table.columns:
+        low, high = 1, 1
+        for cell in (column.header, *column.cells):
+            measured = Measurement.get(console, options, cell)
+            low, high = max(low, measured.minimum), max(high, measured.maximum)
+        least.append(low)
+        most.append(high)
+    natural = Measurement.get(console, options, table).maximum
+    return least, most, max(0, natural - sum(most))
 
 
 class LongWork:
@@ -173,6 +212,7 @@ class LongWork:
         self._started = time.monotonic()
         self._first = done
         self._said = self._started
+        self._printed = False  # off a terminal: whether a progress line has been printed
         self._finished = False
 
     def __enter__(self) -> LongWork:
@@ -184,22 +224,28 @@ class LongWork:
         self.finish()
 
     def advance(self, count: int = 1) -> None:
-        self.done += count
+        self.update(self.done + count, self.total)
+
+    def update(self, done: int, total: int) -> None:
+        """``done`` of ``total`` (a total found as the work goes)."""
+        self.done, self.total = done, total
         if self.bar is not None:
             assert self._task is not None
-            self.bar.advance(self._task, count)
+            self.bar.update(self._task, completed=done, total=total)
             return
         now = time.monotonic()
         if now - self._said >= self.every:
             self._said = now
+            self._printed = True
             self.console.print(self.line(now), markup=False, highlight=False)
 
     def finish(self) -> None:
-        """The bar stops; off a terminal the last line says how far the work went."""
+        """The bar stops; off a terminal, work that printed progress lines ends with one that
+        says how far it went (work shorter than an interval prints nothing)."""
         if self.bar is not None:
             self.bar.stop()
             self.bar = None
-        elif not self._finished and self.done > self._first:
+        elif not self._finished and self._printed:
             self.console.print(self.line(time.monotonic(), end=True), markup=False, highlight=False)
         self._finished = True
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 from pathlib import Path
 from typing import Annotated
 
@@ -50,9 +49,8 @@ def stats_command(
     counted (missing, cut short, another match's, its chain broken) is listed with the
     reason. Exit status: 0; 1 when no log could be counted; 2 for a usage mistake.
     """
-    from rich.console import Console
 
-    from referee.display import progress_bar
+    from referee.display import LongWork, people_console
     from referee.tally.sources import InputError, tally_paths
     from referee.tally.summary import summarize
     from referee.tally.terminal import print_summary
@@ -60,17 +58,10 @@ def stats_command(
 
     if not paths:
         raise fail("name a results file, logs or a folder: referee stats RESULTS|LOG|FOLDER...")
-    err = Console(stderr=True, soft_wrap=True, emoji=False)
-    progress = progress_bar("logs", err, transient=True)
-    task = progress.add_task("logs", total=None)
-    shown = progress if err.is_terminal else contextlib.nullcontext()  # no stray line off one
+    err = people_console(stderr=True)
     try:
-        with shown:
-            tally = tally_paths(
-                paths,
-                verify_logs,
-                lambda done, total: progress.update(task, completed=done, total=total),
-            )
+        with LongWork("logs", 0, err, transient=True) as work:
+            tally = tally_paths(paths, verify_logs, work.update)
     except InputError as exc:
         raise fail(str(exc)) from None
     if entrant is not None and entrant not in tally.entrants:
@@ -80,7 +71,7 @@ def stats_command(
     if json_output:
         typer.echo(json_text(summary))
     else:
-        print_summary(summary, Console(soft_wrap=False, emoji=False), err)
+        print_summary(summary, people_console(), err)
     if tally.logs == 0 and tally.skipped:
         err.print(markup(f"referee: none of the {len(tally.skipped)} logs could be counted"))
         raise typer.Exit(FAILED)
