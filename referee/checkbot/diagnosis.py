@@ -30,7 +30,7 @@ from referee.rules import SEATS
 from referee.sandbox import paths
 from referee.sandbox.jail import BOT_ENVIRONMENT
 from referee.sandbox.layers import PROTECTS
-from referee.sandbox.policy import SandboxPlan, plan
+from referee.sandbox.policy import MAY_READ, SandboxPlan, plan
 from referee.settings import SandboxSettings
 
 from .results import Cause, Diagnosis
@@ -231,9 +231,8 @@ async def _which_file(
     quoted = f" (its stderr: {said!r})" if said else ""
     return found(
         "files",
-        "it passes without Landlock's allow-list: it opens a file outside it — it may read its"
-        " runtime, the files and folders its command names and --sandbox-allow PATH, and"
-        f" write only its TMPDIR{quoted}",
+        "it passes without Landlock's allow-list: it opens a file outside it (a sandboxed"
+        f" bot {MAY_READ}){quoted}",
         "--sandbox-allow PATH for each file or folder it reads (name a data file in its"
         " command, or give its absolute path)",
     )

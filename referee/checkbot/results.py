@@ -8,7 +8,7 @@ from typing import Final, Literal
 
 import msgspec
 
-from referee.match.process import StderrTail
+from referee.match.process import EXIT_GRACE, StderrTail
 from referee.rules import Seat
 from referee.terminal import markup, shown
 
@@ -161,7 +161,7 @@ CHECKS: Final[tuple[CheckSpec, ...]] = (
     ),
     CheckSpec(
         "exit",
-        "hand_end, match_end, end of input: exits within 2 s with status 0",
+        f"hand_end, match_end, end of input: exits within {EXIT_GRACE:g} s with status 0",
         "Stop on match_end or at the end of input and exit with status 0 straight away"
         f' ({_T}: "match_end" and "Processes and the sandbox").',
     ),

@@ -15,7 +15,7 @@ from typing import Any, Final
 import trio
 
 from referee.errors import BotStartFailed
-from referee.match.process import StderrTail
+from referee.match.process import EXIT_GRACE, StderrTail
 from referee.match.trace import WireTrace
 from referee.rules import Action
 from referee.sandbox.policy import SandboxPlan
@@ -27,8 +27,10 @@ from .results import SeatCheck, Status
 from .script import SEAT, Script, extended, first_legal
 from .session import Answer, Findings, Session, started
 
-#: Seconds a bot has to exit after ``match_end`` and the end of its input.
-EXIT_LIMIT: Final = 2.0
+#: Seconds a bot has to exit after ``match_end`` and the end of its input: the referee's
+#: own grace before it ends the bot (then SIGTERM, and SIGKILL), so that check-bot asks what
+#: a match does.
+EXIT_LIMIT: Final = EXIT_GRACE
 #: A conversation's verdict when the answer it waited for never left the bot's buffer.
 STUCK: Final = "not judged: the bot's answer stayed in its output buffer (see flush)"
 

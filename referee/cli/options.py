@@ -92,8 +92,8 @@ SANDBOX_HELP = (
 )
 ALLOW_HELP = "A file or directory every bot may read (repeat), e.g. a model file or a library."
 ENV_HELP = (
-    "An environment variable passed to sandboxed bots (repeat); they get only PATH, HOME, LANG,"
-    " LC_* and what runtimes look for (JAVA_HOME, VIRTUAL_ENV, ...)."
+    "An environment variable passed to sandboxed bots (repeat), beyond the fixed list every"
+    " bot gets (protocol/PROTOCOL.md, 'Processes and the sandbox')."
 )
 
 

@@ -29,6 +29,7 @@ from referee.files import private_file
 from referee.match.connection import BotConnection
 from referee.match.trace import LineSplitter, WireTrace
 from referee.rules.tiles import Seat
+from referee.sandbox.policy import MAY_READ
 
 if TYPE_CHECKING:
     from referee.sandbox.jail import SeatJail
@@ -406,8 +407,5 @@ class BotProcess:
         tail = self.stderr.last_line()
         said = f"; its stderr ends: {tail!r}" if tail else ""
         if self.jail is not None and any(map(denied, self.stderr.last_lines())):
-            said += (
-                "; the sandbox lets a bot read only its runtime, the files and directories"
-                " its command names, and --sandbox-allow PATH"
-            )
+            said += f"; a sandboxed bot {MAY_READ}"
         return type(fault)(f"{fault} ({exit_status(code)}{said})")

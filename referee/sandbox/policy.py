@@ -15,6 +15,7 @@ import shlex
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Final
 
 import msgspec
 
@@ -24,6 +25,13 @@ from referee.rules.tiles import SEATS, Seat
 from referee.sandbox import paths, resident
 from referee.sandbox.layers import PROTECTS, REQUIRED, available, is_root
 from referee.settings import MatchLimits, SandboxSettings
+
+#: What a sandboxed bot may read and write, in the words every message and document uses
+#: (README, PROTOCOL.md and the bot kit's README say it so; a test holds them to it).
+MAY_READ: Final = (
+    "may read its runtime, the files and directories its command names and the paths given"
+    " with --sandbox-allow, and write only its scratch directory ($TMPDIR)"
+)
 
 
 @dataclass
