@@ -26,6 +26,7 @@ from referee.match.process import StderrTail
 from referee.record.records import split_counts
 from referee.rules.contract import side_name
 from referee.rules.tiles import PARTNERSHIP_OF, SEATS, Seat
+from referee.sandbox.hints import hints
 from referee.terminal import markup, shown
 
 #: Faults the sandbox may have caused: the bot went away, went silent or could not start
@@ -88,6 +89,7 @@ def failure_lines(
     lines = [f"{who} failed: {failure.reason}: {shown(failure.detail)}"]
     lines += stderr_lines(failure.stderr, like)
     if sandboxed and failure.reason in SANDBOX_SUSPECTS and like is None:
+        lines += [f"  {shown(hint)}" for hint in hints(failure.stderr.lines)]
         lines.append(
             f"  it ran sandboxed: referee check-bot {shown(shlex.quote(command))} runs it again"
             " without the sandbox and tells whether the sandbox is the cause"

@@ -16,22 +16,19 @@ for a bot you did not write.
 from __future__ import annotations
 
 import dataclasses
-import os
-import re
 from collections.abc import Awaitable, Callable
-from pathlib import Path
 from typing import Final
 
 import msgspec
 
 from referee.errors import SandboxRefused
-from referee.match.process import StderrTail, denied
+from referee.match.process import StderrTail
 from referee.rules import SEATS
-from referee.sandbox import paths
+from referee.sandbox import hints
+from referee.sandbox.hints import denied, named_paths, named_variables, refused_call
 from referee.sandbox.jail import BOT_ENVIRONMENT
 from referee.sandbox.layers import PROTECTS
 from referee.sandbox.policy import MAY_READ, SandboxPlan, plan
-from referee.settings import SandboxSettings
 
 from .results import Cause, Diagnosis
 from .session import Findings
@@ -53,16 +50,6 @@ _LAYER_FIX: Final = {
     " own folder, not your home), or run it with a runtime every user can read",
     "namespaces": "the bot has no network and sees only its own processes: it must do without them",
 }
-#: Words in a bot's stderr that say a system call was refused.
-_REFUSED_CALL: Final = (
-    "Operation not permitted",
-    "EPERM",
-    "os error 1)",
-    "Bad system call",
-    "Function not implemented",
-    "ENOSYS",
-)
-
 #: Runs the failed check again in another context: its verdict.
 Rerun = Callable[[Context], Awaitable[Verdict]]
 
@@ -121,7 +108,7 @@ async def diagnose(
             "it fails without the sandbox too: the sandbox is not the cause",
             "",
         )
-    withheld = _withheld(sandbox.settings)
+    withheld = hints.withheld(sandbox.settings.env)
     if withheld and await runs.passes(
         runs.planned(env=(*sandbox.settings.env, *withheld)), "environment"
     ):
@@ -129,7 +116,7 @@ async def diagnose(
     if await runs.passes(_without(sandbox, FILES), "files"):
         return await _which_file(runs, sandbox, lines, found)
     if await runs.passes(_without(sandbox, SYSTEM_CALLS), "system-calls"):
-        said = next((line for line in lines if any(w in line for w in _REFUSED_CALL)), None)
+        said = next((line for line in lines if refused_call(line)), None)
         said = said or next((line for line in lines if denied(line)), None)
         quoted = f" (its stderr: {said!r})" if said else ""
         return found(
@@ -167,8 +154,7 @@ async def _which_variable(
     """The one variable that lets the bot through: those its stderr names first, then
     halves of the rest, each tried with only it passed."""
     base = sandbox.settings.env
-    text = "\n".join(lines)
-    named = [name for name in withheld if re.search(rf"\b{re.escape(name)}\b", text)]
+    named = named_variables(lines, withheld)
     for name in named:
         if runs.left <= 0:
             break
@@ -214,7 +200,7 @@ async def _which_file(
 ) -> Diagnosis:
     """The file outside the allow-list that lets the bot through: each path its stderr
     names that exists here and the sandbox does not allow, tried with ``--sandbox-allow``."""
-    for path in _named_paths(lines, sandbox):
+    for path in named_paths(lines, sandbox.readable.get("A", [])):
         if runs.left <= 0:
             break
         try:
@@ -238,41 +224,8 @@ async def _which_file(
     )
 
 
-#: Paths a line may name: quoted, or a word with a slash or a file's extension.
-_QUOTED: Final = re.compile(r"""['"`]([^'"`\n]{1,1024})['"`]""")
-_WORD: Final = re.compile(r"""(?:^|[\s(=:])((?:[\w.~-]*/)+[\w.-]+|[\w-]+\.[A-Za-z]\w{0,7})""")
-
-
-def _named_paths(lines: list[str], sandbox: SandboxPlan) -> list[Path]:
-    """Files and folders the lines name that exist here and the seat may not read."""
-    readable = sandbox.readable.get("A", [])
-    named: dict[Path, None] = {}
-    for line in lines:
-        for match in (*_QUOTED.finditer(line), *_WORD.finditer(line)):
-            text = match.group(1).strip()
-            if not text or len(text) > 1024:
-                continue
-            path = Path(os.path.expanduser(text))
-            path = path if path.is_absolute() else Path.cwd() / path
-            try:
-                exists = path.exists()
-            except OSError:
-                continue
-            if exists and not any(paths.contains(folder, path) for folder in readable):
-                named[Path(os.path.normpath(path))] = None
-    return list(named)
-
-
 def _layers(sandbox: SandboxPlan) -> list[str]:
     return list(sandbox.report.seats.get("A", []))
-
-
-def _withheld(settings: SandboxSettings) -> tuple[str, ...]:
-    """The variables of this environment a sandboxed bot does not get."""
-    passed = {*BOT_ENVIRONMENT, *settings.env}
-    return tuple(
-        sorted(name for name in os.environ if name not in passed and not name.startswith("LC_"))
-    )
 
 
 def _without(sandbox: SandboxPlan, layers: tuple[str, ...]) -> SandboxPlan:

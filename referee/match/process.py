@@ -29,6 +29,7 @@ from referee.files import private_file
 from referee.match.connection import BotConnection
 from referee.match.trace import LineSplitter, WireTrace
 from referee.rules.tiles import Seat
+from referee.sandbox.hints import denied
 from referee.sandbox.policy import MAY_READ
 
 if TYPE_CHECKING:
@@ -181,15 +182,6 @@ class Child:
         if self._pidfd is not None and not self._waiting:
             os.close(self._pidfd)
             self._pidfd = None
-
-
-def denied(line: str) -> bool:
-    """Does a line of a bot's stderr say a file was refused to it (``EACCES``), in the words
-    of C, Python, Rust, Go, node or Java?"""
-    return any(word in line for word in _DENIED)
-
-
-_DENIED: Final = ("Permission denied", "EACCES", "os error 13", "PermissionDenied")
 
 
 def exit_status(returncode: int | None) -> str:

@@ -95,3 +95,18 @@ def test_stderr_is_shown_escaped(tmp_path: Path) -> None:
     bot.write_text('import sys\nsys.stderr.write("\\x1b[2Jcleared\\u202e\\n")\nsys.exit(3)\n')
     out, _ = _match(tmp_path, python(bot), "--sandbox", "off")
     assert "│ \\x1b[2Jcleared\\u202e" in out and "\x1b" not in out and "\u202e" not in out
+
+
+def test_a_variable_the_sandbox_withheld_is_named_with_its_option(tmp_path: Path) -> None:
+    bot = python(NEEDY, "--env", "TEXAS42_TEST_MODEL_DIR")
+    log = tmp_path / "logs" / "m.jsonl"
+    run = referee(
+        "match", bot, RANDOM_BOT, "--seed", "3", "--log", str(log), cwd=tmp_path,
+        env={"TEXAS42_TEST_MODEL_DIR": "/models"},
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    assert "│ KeyError: 'TEXAS42_TEST_MODEL_DIR'" in run.stdout
+    assert (
+        "its stderr names TEXAS42_TEST_MODEL_DIR, a variable sandboxed bots do not get:"
+        " --sandbox-env TEXAS42_TEST_MODEL_DIR"
+    ) in run.stdout

@@ -1,0 +1,100 @@
+"""What a failed bot's stderr says of the sandbox: the variables it names that a sandboxed bot
+does not get, the files it names that it was refused, a refused system call.
+
+A bot that needs what the sandbox withholds rarely says so plainly: Python raises
+``KeyError: 'BOT_MODEL_DIR'``, Rust panics with ``os error 13``. These read the lines for the
+names and paths that would explain it, so that ``referee match`` can name the option that may
+fix it, and check-bot's diagnosis can try the likeliest first. A hint is a guess; check-bot's
+runs with the sandbox lifted are the proof.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Final
+
+from referee.sandbox import paths
+from referee.sandbox.jail import BOT_ENVIRONMENT
+
+#: Words that say a file was refused (``EACCES``), in the words of C, Python, Rust, Go,
+#: node and Java.
+DENIED: Final = ("Permission denied", "EACCES", "os error 13", "PermissionDenied")
+#: Words that say a system call was refused.
+REFUSED_CALL: Final = (
+    "Operation not permitted",
+    "EPERM",
+    "os error 1)",
+    "Bad system call",
+    "Function not implemented",
+    "ENOSYS",
+)
+#: Candidate paths looked at in all (each costs a ``stat``; the lines are a bot's).
+_MAX_PATHS: Final = 64
+#: Paths a line may name: quoted, or a word with a slash or a file's extension.
+_QUOTED: Final = re.compile(r"""['"`]([^'"`\n]{1,1024})['"`]""")
+_WORD: Final = re.compile(r"""(?:^|[\s(=:])((?:[\w.~-]*/)+[\w.-]+|[\w-]+\.[A-Za-z]\w{0,7})""")
+
+
+def denied(line: str) -> bool:
+    """Does a line of a bot's stderr say a file was refused to it?"""
+    return any(word in line for word in DENIED)
+
+
+def refused_call(line: str) -> bool:
+    """Does a line of a bot's stderr say a system call was refused to it?"""
+    return any(word in line for word in REFUSED_CALL)
+
+
+def withheld(passed: Iterable[str] = ()) -> tuple[str, ...]:
+    """The variables of this environment a sandboxed bot does not get (``passed``: the names
+    given with ``--sandbox-env``)."""
+    given = {*BOT_ENVIRONMENT, *passed}
+    return tuple(
+        sorted(name for name in os.environ if name not in given and not name.startswith("LC_"))
+    )
+
+
+def named_variables(lines: Iterable[str], candidates: Iterable[str]) -> list[str]:
+    """The ``candidates`` the lines name, as whole words."""
+    text = "\n".join(lines)
+    return [name for name in candidates if re.search(rf"\b{re.escape(name)}\b", text)]
+
+
+def named_paths(lines: Iterable[str], readable: Iterable[Path] = ()) -> list[Path]:
+    """Files and folders the lines name that exist here (a relative one from the working
+    directory, where the bot starts) and are not under ``readable``."""
+    allowed = list(readable)
+    named: dict[Path, None] = {}
+    looked = 0
+    for line in lines:
+        for match in (*_QUOTED.finditer(line), *_WORD.finditer(line)):
+            text = match.group(1).strip()
+            if not text or looked >= _MAX_PATHS:
+                continue
+            looked += 1
+            path = Path(os.path.expanduser(text))
+            path = path if path.is_absolute() else Path.cwd() / path
+            try:
+                exists = path.exists()
+            except OSError:
+                continue
+            if exists and not any(paths.contains(folder, path) for folder in allowed):
+                named[Path(os.path.normpath(path))] = None
+    return list(named)
+
+
+def hints(lines: list[str], passed: Iterable[str] = ()) -> list[str]:
+    """What the lines suggest the sandbox withheld, each with the option that may fix it."""
+    said = [
+        f"its stderr names {name}, a variable sandboxed bots do not get: --sandbox-env {name}"
+        for name in named_variables(lines, withheld(passed))
+    ]
+    refused = [line for line in lines if denied(line)]
+    said += [
+        f"its stderr says {path} was refused to it: --sandbox-allow {path}"
+        for path in named_paths(refused)
+    ]
+    return said
