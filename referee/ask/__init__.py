@@ -1,0 +1,1 @@
+"""``referee ask``: replay a logged decision to a bot."""
