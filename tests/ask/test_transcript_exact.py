@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import io
 import random
-import re
 from typing import Any
 
 import msgspec
@@ -20,7 +19,6 @@ import trio
 import trio.testing
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from support.faulty_matches import FAULTY
 from support.fakes import (
     CLOSE,
     CLOSE_INPUT,
@@ -36,9 +34,11 @@ from support.fakes import (
     ready,
 )
 from support.fakes import settings as match_settings
+from support.faulty_matches import FAULTY
 from support.tables import random_match
+from support.told import normal, sent
 
-from referee.ask.transcript import Question, transcript
+from referee.ask.transcript import transcript
 from referee.match.connection import BotConnection
 from referee.match.table import Table
 from referee.record.log import LogWriter
@@ -46,18 +46,8 @@ from referee.record.records import ActRecord, MoveRecord, RejectedRecord
 from referee.rules import SEATS, AllTricksBid, Seat
 from referee.wire.messages import Act
 
-_TIME = re.compile(rb'"time_ms":\d+')
 #: Lines a seat may be sent after its last decision: they need no answer.
 _TRAILING = (b'{"type":"hand_end"', b'{"type":"match_end"', b'{"type":"rejected"')
-
-
-def normal(data: bytes) -> bytes:
-    """The bytes with every act's ``time_ms`` as 0 (the one field the clock decides)."""
-    return _TIME.sub(b'"time_ms":0', data)
-
-
-def sent(questions: list[Question]) -> bytes:
-    return b"".join(question.line(0) for question in questions)
 
 
 def check_told(run: MatchRun) -> int:
