@@ -165,6 +165,10 @@ _COUNTED: dict[Standing, str] = {
 }
 
 
+#: Earlier acts not answered as logged that the single decision's report shows.
+EARLIER_SHOWN = 10
+
+
 def earlier_lines(acts: list[AskedAct]) -> Iterator[str]:
     """Single mode: the acts asked before the one shown, and those that did not go as logged."""
     if not acts:
@@ -175,8 +179,10 @@ def earlier_lines(acts: list[AskedAct]) -> Iterator[str]:
         f"Before it: {counted(len(acts), 'act')} asked, {same or 'none'} answered as in the log"
         + (":" if listed else ".")
     )
-    for act in listed:
+    for act in listed[:EARLIER_SHOWN]:
         yield (
             f"  #{act.id}: in the log {logged_text(act.logged)}; now {answer_text(act.answer)}"
             f" — {STANDING_TEXT[act.standing]}"
         )
+    if len(listed) > EARLIER_SHOWN:
+        yield f"  and {len(listed) - EARLIER_SHOWN} more (--seat lists them all, --json too)"

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+from typer.core import TyperCommand
 
 from referee.cli.app import app
 from referee.cli.exits import FAILED, OK, by_signal
@@ -37,7 +38,15 @@ if TYPE_CHECKING:
 _BEFORE = "ask replays only a log that verifies"
 
 
-@app.command("ask")
+class _Usage(TyperCommand):
+    """One argument list reads DECISION and BOT (DECISION may be left out with --seat): the
+    usage line says so, as typer's would for separate arguments."""
+
+    def collect_usage_pieces(self, ctx: Any) -> list[str]:
+        return ["[OPTIONS]", "{LOG}", "[DECISION]", "{BOT}"]
+
+
+@app.command("ask", cls=_Usage)
 def ask_command(
     log: Annotated[
         Path, typer.Argument(metavar="LOG", help="A replay log written by 'referee match'.")
@@ -45,7 +54,7 @@ def ask_command(
     words: Annotated[
         list[str],
         typer.Argument(
-            metavar="[DECISION] BOT",
+            metavar="DECISION BOT",
             help="DECISION: the id of an act in the log, as 'referee replay LOG' shows it at"
             " each decision (#12); any id of a decision asked again after a refusal names it."
             " BOT: the bot's command, one string split as a shell would. With --seat the"
@@ -82,6 +91,8 @@ def ask_command(
     status: 0 when every decision asked got a legal answer, 1 when one did not (illegal, no
     answer, a crash), 2 for a usage mistake.
     """
+    import msgspec
+
     from referee.match.rerun import logged_settings
     from referee.rules.tiles import SEATS
 
@@ -97,8 +108,6 @@ def ask_command(
         cpu_limit=cpu_limit,
         max_processes=max_processes,
     )
-    import msgspec
-
     settings = msgspec.structs.replace(logged_settings(replay_log.header), **limits)
     plan = sandbox_plan(
         sandbox, sandbox_allow, sandbox_env, settings, dict.fromkeys(SEATS, command), [log.parent]

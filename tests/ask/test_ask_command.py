@@ -8,8 +8,10 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -203,3 +205,39 @@ def test_usage_mistakes_exit_2_with_one_line(logs: Path, tmp_path: Path) -> None
         done = referee(*args)
         assert done.returncode == 2, (args, done.stdout, done.stderr)
         assert expected in one_line(done.stderr), (expected, done.stderr)
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_an_interrupted_ask_leaves_no_bot_behind(logs: Path, signum: signal.Signals) -> None:
+    pids = logs / "pids"
+    pids.mkdir()
+    sleepy = python(BOTS / "sleepy_bot.py", "--pid-dir", str(pids))  # thinks for 600 s
+    asking = subprocess.Popen(
+        [sys.executable, "-m", "referee", "ask", logs / "bundled-0.jsonl", "20", sleepy,
+         "--move-timeout", "60", "--sandbox", "off"],  # off: the bot writes its pid file
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    deadline = time.monotonic() + 20
+    while not list(pids.iterdir()):
+        assert time.monotonic() < deadline, "the bot did not start"
+        time.sleep(0.02)
+    bot = int(next(pids.iterdir()).name.split("-")[1])
+    asking.send_signal(signum)
+    _, stderr = asking.communicate(timeout=10)
+    assert asking.returncode == 128 + signum
+    assert stderr.decode().splitlines()[-1] == "referee: interrupted; the bot was closed"
+    assert not gone_pid_alive(bot)
+
+
+def gone_pid_alive(pid: int) -> bool:
+    """Whether ``pid`` still runs (a zombie counts as gone), waiting up to a second."""
+    deadline = time.monotonic() + 1
+    while time.monotonic() < deadline:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            return False
+        if state == "Z":
+            return False
+        time.sleep(0.02)
+    return True
