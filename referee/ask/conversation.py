@@ -104,7 +104,7 @@ class _Asking(Exchange):
 @dataclass
 class Asked:
     """What came of the questions: each one asked with its answer, and those left unasked
-    when the bot went away (``gone`` says how)."""
+    when the bot went away or did not start (``gone`` says which, and why)."""
 
     answers: list[tuple[Question, Answer]] = field(default_factory=list)
     unasked: list[Question] = field(default_factory=list)
@@ -129,20 +129,24 @@ class Conversation:
     async def ask(
         self, questions: list[Question], answered: Callable[[Question, Answer], None] | None = None
     ) -> Asked:
-        """Every question in turn, until the last or until the bot goes away."""
+        """Every question in turn, until the last, or until the bot goes away or does not
+        start (no valid ``ready`` by the first act: at the table it would have forfeited)."""
         asked = Asked()
         deadline = 0.0
         for index, question in enumerate(questions):
             previous = questions[index - 1] if index else None
             if previous is None or question.decision is not previous.decision:
                 deadline = self._deadline(question)
-            answer, fault = await self._put(question, deadline)
+            answer, went = await self._put(question, deadline)
             asked.answers.append((question, answer))
             if answered is not None:
                 answered(question, answer)
-            if fault is not None and gone(fault):
-                asked.unasked = questions[index + 1 :]
-                asked.gone = f"{answer.reason}: {answer.detail}"
+            rest = questions[index + 1 :]
+            unstarted = question.decision is None and answer.verdict != "legal"
+            if went or (unstarted and (not rest or rest[0].decision is not None)):
+                asked.unasked = rest
+                why = f"{answer.reason}: {answer.detail}"
+                asked.gone = f"the bot {'went away' if went else 'did not start'}: {why}"
                 break
         return asked
 
@@ -153,7 +157,8 @@ class Conversation:
             return now + self.settings.startup_timeout
         return now + self.settings.move_timeout + question.decision.bank_ms / 1000
 
-    async def _put(self, question: Question, deadline: float) -> tuple[Answer, BotFault | None]:
+    async def _put(self, question: Question, deadline: float) -> tuple[Answer, bool]:
+        """The bot's answer, and whether it went away (it exited, or stopped reading)."""
         asking = _Asking(self.seat, self._log, max_rejections=1)
         seen = len(self._log.records)
         started = trio.current_time()
@@ -178,17 +183,17 @@ class Conversation:
             message, line = await asking.put(question, deadline)
         except Rejection as rejection:
             reason, detail = reason_code(rejection), str(rejection)
-            return answer("refused", raw=rejection.raw, reason=reason, detail=detail), None
-        except BotFault as exc:
+            return answer("refused", raw=rejection.raw, reason=reason, detail=detail), False
+        except BotFault as exc:  # explained: a sandbox bound, or how it exited and why
             fault = await explained(self.explain, self.seat.seat, exc)
-            return answer("missing", reason=reason_code(fault), detail=str(fault)), fault
+            return answer("missing", reason=reason_code(fault), detail=str(fault)), gone(exc)
         raw = excerpt(line)
         if type(message) is Ready:
-            return answer("legal", raw=raw, ready=message), None
+            return answer("legal", raw=raw, ready=message), False
         assert type(message) is ActionAnswer and question.decision is not None
         decision = question.decision
         if message.action in decision.legal_actions:
-            return answer("legal", raw=raw, action=message.action), None
+            return answer("legal", raw=raw, action=message.action), False
         illegal = illegal_answer(decision.hand, decision.seat, message.action)
         return answer(
             "illegal",
@@ -197,4 +202,4 @@ class Conversation:
             reason=reason_code(illegal),
             detail=str(illegal),
             rule=illegal.rule,
-        ), None
+        ), False

@@ -75,43 +75,49 @@ async def ask_bot(
         except OSError as exc:
             return _never_started(questions, _no_sandbox(exc))
         tail = bot.stderr = _Tail()
-        drained = trio.Event()
-
-        async def drain() -> None:
-            try:
-                await bot.drain_stderr()
-            finally:
-                drained.set()
-
-        async def explain(seat: Seat, fault: BotFault) -> BotFault:
-            return await bot.explain(fault)
-
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(drain)
-            try:
-                conversation = Conversation(
-                    bot.connect(settings.max_line_bytes), transcript, settings, explain
-                )
-                asked = await conversation.ask(questions, answered)
-            finally:
-                with trio.CancelScope(shield=True):
-                    code = await _close(bot, drained)
-                    if bot.jail is not None:
-                        jails.release(bot.jail)
-                nursery.cancel_scope.cancel()
+        try:
+            asked = await _converse(bot, transcript, questions, settings, answered)
+        finally:  # on every way out, an interruption included: closed and reaped
+            with trio.CancelScope(shield=True):
+                code = await bot.close()  # as a match closes it: SIGTERM, SIGKILL
+                if bot.jail is not None:
+                    jails.release(bot.jail)
         return Session(asked, tail.text(), exit_status(code))
     finally:
         jails.close()
 
 
-async def _close(bot: BotProcess, drained: trio.Event) -> int | None:
-    """Close the bot's input, let it exit and its stderr be read to the end, then close it
-    as a match does (SIGTERM, then SIGKILL, to whatever is left)."""
-    with trio.move_on_after(EXIT_GRACE):
-        await bot.stdin.aclose()
-        await bot.process.wait()
-        await drained.wait()
-    return await bot.close()
+async def _converse(
+    bot: BotProcess,
+    transcript: Transcript,
+    questions: list[Question],
+    settings: MatchSettings,
+    answered: Callable[[Question, Answer], None] | None,
+) -> Asked:
+    """The conversation, while the bot's stderr is read."""
+    drained = trio.Event()
+
+    async def drain() -> None:
+        try:
+            await bot.drain_stderr()
+        finally:
+            drained.set()
+
+    async def explain(seat: Seat, fault: BotFault) -> BotFault:
+        return await bot.explain(fault)
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(drain)
+        connection = bot.connect(settings.max_line_bytes)
+        asked = await Conversation(connection, transcript, settings, explain).ask(
+            questions, answered
+        )
+        with trio.move_on_after(EXIT_GRACE):  # its stderr read to the end once it exits
+            await bot.stdin.aclose()
+            await bot.process.wait()
+            await drained.wait()
+        nursery.cancel_scope.cancel()
+    return asked
 
 
 def _no_sandbox(exc: OSError) -> BotStartFailed:
@@ -120,5 +126,6 @@ def _no_sandbox(exc: OSError) -> BotStartFailed:
 
 def _never_started(questions: list[Question], fault: BotStartFailed) -> Session:
     hello = Answer(0, "missing", 0.0, reason=reason_code(fault), detail=str(fault))
-    asked = Asked([(questions[0], hello)], questions[1:], f"{reason_code(fault)}: {fault}")
+    gone = f"the bot did not start: {reason_code(fault)}: {fault}"
+    asked = Asked([(questions[0], hello)], questions[1:], gone)
     return Session(asked, "", "never started")

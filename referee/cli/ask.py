@@ -232,6 +232,7 @@ def _print(result: Report, told: Transcript) -> None:
     from rich.console import Console
 
     from referee.ask import text
+    from referee.rules.actions import counted
 
     def say(line: str) -> None:
         typer.echo(shown(line))
@@ -260,6 +261,6 @@ def _print(result: Report, told: Transcript) -> None:
         if listed:
             say(f"('referee ask LOG {listed[0].id} BOT' shows a decision in full)")
     if result.gone is not None:
-        say(f"The bot went away: {result.gone}; {result.unasked} acts were not asked.")
+        say(f"Not asked: {counted(result.unasked, 'act')}, as {result.gone}.")
     for line in text.stderr_lines(result.stderr):
         say(line)

@@ -134,7 +134,15 @@ def test_a_bot_that_crashes_leaves_the_rest_unasked(logs: Path) -> None:
     done = referee("ask", logs / "bundled-0.jsonl", crash, "--seat", "B")
     assert done.returncode == 1
     assert "NO ANSWER" in done.stdout and "exit status 3" in done.stdout
-    assert "The bot went away: crashed:" in done.stdout and "24 acts were not asked" in done.stdout
+    assert "Not asked: 24 acts, as the bot went away: crashed:" in done.stdout
+
+
+def test_a_bot_that_does_not_start_is_asked_nothing(logs: Path) -> None:
+    silent = python(BOTS / "silent_bot.py")
+    done = referee("ask", logs / "bundled-0.jsonl", 7, silent, "--startup-timeout", "0.3")
+    assert done.returncode == 1
+    assert "start-up: no answer (timeout): no answer in time" in done.stdout
+    assert "Not asked: 2 acts, as the bot did not start: timeout" in done.stdout
 
 
 @pytest.mark.parametrize("seat", ["D", "A"])
@@ -218,10 +226,10 @@ def test_an_interrupted_ask_leaves_no_bot_behind(logs: Path, signum: signal.Sign
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     )  # fmt: skip
     deadline = time.monotonic() + 20
-    while not list(pids.iterdir()):
+    while not (written := list(pids.glob("bot-[0-9]*[0-9]"))):  # not its .tmp
         assert time.monotonic() < deadline, "the bot did not start"
         time.sleep(0.02)
-    bot = int(next(pids.iterdir()).name.split("-")[1])
+    bot = int(written[0].name.split("-")[1])
     asking.send_signal(signum)
     _, stderr = asking.communicate(timeout=10)
     assert asking.returncode == 128 + signum

@@ -155,7 +155,7 @@ async def test_a_bot_that_goes_away_leaves_the_rest_unasked(
     asked = await ask(run, "D", FakeBot(leaving))
     last = asked.answers[-1][1]
     assert (last.verdict, last.reason) == ("missing", "crashed")
-    assert asked.gone is not None and asked.gone.startswith("crashed")
+    assert asked.gone is not None and asked.gone.startswith("the bot went away: crashed")
     assert asked.unasked and all(q.decision is not None for q in asked.unasked)
 
 
@@ -171,3 +171,13 @@ async def test_an_answer_to_another_id_is_skipped_as_the_table_skips_it(
     skipped = [a for _, a in asked.answers if a.ignored]
     assert len(skipped) == 1 and skipped[0].verdict == "legal"
     assert '"id":' in skipped[0].ignored[0]
+
+
+async def test_a_bot_without_ready_is_asked_nothing_more(autojump_clock: trio.abc.Clock) -> None:
+    """At the table it would have forfeited: its acts are left unasked, not sent to a bot
+    that may answer them with a late ready."""
+    run = await play_match(bots(), settings(seed=3))
+    asked = await ask(run, "B", FakeBot(hello=lambda hello: [Sleep(20), b'{"type":"ready"}\n']))
+    assert [a.verdict for _, a in asked.answers] == ["missing"]
+    assert asked.gone == "the bot did not start: timeout: no answer in time"
+    assert len(asked.unasked) == len(transcript(run.records, "B").questions) - 1
