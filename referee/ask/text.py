@@ -35,7 +35,7 @@ def logged_text(logged: LoggedAnswer) -> str:
 def answer_text(answer: Answer) -> str:
     """The bot's answer now, in a few words."""
     if answer.verdict == "legal":
-        return str(answer.action) if answer.action is not None else f"ready {answer.name!r}"
+        return str(answer.action) if answer.action is not None else f"ready '{answer.name}'"
     if answer.verdict == "illegal":
         return f"{answer.action}: illegal ({answer.rule})"
     if answer.verdict == "refused":
@@ -116,7 +116,7 @@ def startup_lines(startup: list[Answer]) -> Iterator[str]:
     for answer in startup:
         if answer.verdict == "legal":
             matches = f", matches {answer.matches}" if answer.matches else ""
-            yield f"ready: {answer.name!r}{matches} ({took_text(answer.ms)})"
+            yield f"ready: '{answer.name}'{matches} ({took_text(answer.ms)})"
         else:
             yield f"start-up: {answer_text(answer)}: {answer.detail}"
             if answer.raw:

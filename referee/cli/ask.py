@@ -130,7 +130,7 @@ def _decision_and_bot(words: list[str], sweep: bool) -> tuple[int | None, str]:
     if len(words) == 2 and words[0].lstrip("#").isdigit():
         return int(words[0].lstrip("#")), words[1]
     if len(words) == 2:
-        raise fail(f"{words[0]!r} is not a decision's id: give the number 'replay LOG' shows")
+        raise fail(f"'{words[0]}' is not a decision's id: give the number 'replay LOG' shows")
     if len(words) == 1 and sweep:
         if words[0].lstrip("#").isdigit():
             raise fail(f"give the bot's command after the decision {words[0]}")

@@ -249,3 +249,20 @@ def gone_pid_alive(pid: int) -> bool:
             return False
         time.sleep(0.02)
     return True
+
+
+def test_what_a_bot_says_is_shown_escaped(logs: Path) -> None:
+    """The escape bot's first answer to each decision would retitle the window, clear the
+    screen, write the clipboard or forge a line of the referee's: every one is shown escaped,
+    in the table, the single decision and --json alike."""
+    hostile = python(BOTS / "escape_bot.py")
+    log = logs / "bundled-0.jsonl"
+    for args in (("--seat", "B"), ("6",), ("--seat", "B", "--json")):
+        words = [a for a in args if a.isdigit()]
+        done = referee("ask", log, *words, hostile, *[a for a in args if not a.isdigit()])
+        assert done.returncode == 1, done.stdout
+        out = done.stdout
+        for raw in ("\x1b", "\x07", "\x9b", "\u202e", "\u2028", "\x85", "\r", "\x0b", "\x0c"):
+            assert raw not in out, (args, raw)
+        if args != ("--seat", "B"):  # the table says only how each line was refused
+            assert "\\x1b" in out or "\\u001b" in out, out
