@@ -24,6 +24,7 @@ from support.processes import BOTS
 from support.processes import referee as run_referee
 from support.told import normal
 
+from referee.match.runner import BUNDLED_BOTS
 from referee.record.records import ActRecord, RejectedRecord
 from referee.rules import Seat
 
@@ -72,6 +73,34 @@ def test_the_bot_that_played_a_seat_answers_every_decision_as_logged(logs: Path)
     assert "ready: 'random', matches many" in done.stdout
     assert "27 acts asked: 27 as in the log, 0 legal but not as in the log" in done.stdout
     assert done.stderr.startswith("sandbox ")  # the sandbox line, as for a match
+
+
+@pytest.mark.parametrize(
+    ("log", "seat", "bot"),
+    [
+        ("bundled-0", "C", HEURISTIC_BOT),
+        ("kit-0", "A", python(BUNDLED_BOTS / "kit_random_bot.py")),
+        ("random_policy-0", "A", python(BOTS / "illegal_bot.py", "--times", "8")),
+    ],
+)
+def test_each_logged_bot_answers_its_seat_again_as_it_did(
+    logs: Path, log: str, seat: str, bot: str
+) -> None:
+    """Bots that answer from what they read alone (their views, the events, their seed) give
+    the logged answers again: every move, and every refusal with the table's very words."""
+    shutil.copy(GOLDEN / f"{log}.jsonl", logs / f"{log}.jsonl")
+    done = referee("ask", logs / f"{log}.jsonl", bot, "--seat", seat, "--json")
+    acts = json.loads(done.stdout)["acts"]
+    assert len(acts) > 10
+    for act in acts:
+        logged, answer = act["logged"], act["answer"]
+        if logged["kind"] == "played":
+            assert act["standing"] == "as_logged", act
+        else:
+            assert logged["kind"] == "refused" and answer["verdict"] == "illegal", act
+            fields = ("reason", "detail", "rule", "raw")
+            assert [answer[f] for f in fields] == [logged[f] for f in fields]
+    assert done.returncode == (1 if "illegal" in bot else 0)
 
 
 def test_one_decision_in_context_beside_the_log(logs: Path) -> None:
