@@ -67,7 +67,10 @@ def course_lines(decision: Decision) -> Iterator[str]:
         yield f"  ({decision.ignored} lines with another id were ignored meanwhile)"
     fault = decision.fault
     if decision.forced and fault is not None:
-        yield f"  the referee played {decision.played} for it (fault {fault.reason}, strike)"
+        yield (
+            f"  the referee played {decision.played} for it (fault {fault.reason},"
+            f" strike {fault.strikes})"
+        )
     elif decision.played is None and fault is not None:
         yield f"  the fault ({fault.reason}) forfeited the match"
     elif decision.played is None:
@@ -95,7 +98,7 @@ def answer_lines(answer: Answer, standing: Standing) -> Iterator[str]:
 
 def decision_lines(decision: Decision, act_id: int, asked: AskedAct | None) -> Iterator[str]:
     """The decision in context, the log's course, and the bot's answer to act ``act_id`` now
-    (``asked`` None: the bot went away before it)."""
+    (``asked`` None: the bot went away, or did not start, before it)."""
     view = decision.view
     yield (
         f"Decision #{decision.first_id} of seat {decision.seat}: hand {view.hand_number},"
@@ -107,7 +110,7 @@ def decision_lines(decision: Decision, act_id: int, asked: AskedAct | None) -> I
     yield from course_lines(decision)
     yield f"The bot now (#{act_id}):"
     if asked is None:
-        yield "  not asked: the bot went away before it"
+        yield "  not asked (why: below)"
     else:
         yield from answer_lines(asked.answer, asked.standing)
 

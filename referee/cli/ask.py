@@ -237,9 +237,9 @@ def _print(result: Report, told: Transcript) -> None:
     def say(line: str) -> None:
         typer.echo(shown(line))
 
-    what = f"act #{result.decision}" if not result.sweep else "every decision"
+    what = f"Act #{result.decision}" if not result.sweep else "Every decision"
     if result.sweep and result.decision is not None:
-        what = f"every decision up to #{result.decision}"
+        what = f"Every decision up to #{result.decision}"
     say(f"{what} of seat {result.seat} in {result.log}, asked of: {result.command}")
     for line in text.startup_lines(result.startup):
         say(line)
