@@ -1,12 +1,12 @@
 """What ``referee ask`` found, for scripts (``Report``, a msgspec struct: its JSON is
 ``--json``) and for people (``decision_lines``, ``course_text``...).
 
-Each act asked gets a *standing*: ``as_logged`` (the action the log applied at that act),
-``differs`` (legal, but not what the log applied there: another action, or an answer where
-the log has a refusal or a fault), ``illegal``, ``refused`` (a line the table refuses before
-the rules see it) or ``missing`` (no answer: a timeout, a crash...). Every standing but
-``as_logged`` is *listed*: the author's regression check. ``ok`` (and the exit status 0)
-only when every question asked got a legal answer.
+Each act asked gets a *standing*: ``as_played`` (the action the log played for its decision:
+the bot's answer then, or the fault policy's choice), ``differs`` (legal, but not that action,
+or one where the log played none: a forfeit), ``illegal``, ``refused`` (a line the table
+refuses before the rules see it) or ``missing`` (no answer: a timeout, a crash...). Every
+standing but ``as_played`` is *listed*: the author's regression check. ``ok`` (and the exit
+status 0) only when every question asked got a legal answer.
 """
 
 from __future__ import annotations
@@ -17,12 +17,12 @@ import msgspec
 
 from referee.ask.conversation import Answer
 from referee.ask.session import Session
-from referee.ask.transcript import Logged, Question, Transcript
+from referee.ask.transcript import Decision, Question, Transcript
 from referee.rules import Action
 from referee.rules.tiles import Seat
 from referee.rules.views import View
 
-Standing = Literal["as_logged", "differs", "illegal", "refused", "missing"]
+Standing = Literal["as_played", "differs", "illegal", "refused", "missing"]
 
 
 class LoggedAnswer(msgspec.Struct, frozen=True, omit_defaults=True):
@@ -67,7 +67,8 @@ class Report(msgspec.Struct, frozen=True):
     sweep: bool
     startup: list[Answer]
     acts: list[AskedAct]
-    #: Ids of the acts whose answer differs from the log's, is illegal, refused or missing.
+    #: Ids of the acts whose answer differs from what was played, is illegal, refused or
+    #: missing.
     listed: list[int]
     #: Acts left unasked when the bot went away, and how it went.
     unasked: int
@@ -104,7 +105,7 @@ def report(
         sweep=sweep,
         startup=startup,
         acts=acts,
-        listed=[act.id for act in acts if act.standing != "as_logged"],
+        listed=[act.id for act in acts if act.standing != "as_played"],
         unasked=unasked,
         gone=session.asked.gone,
         ok=ok,
@@ -137,12 +138,12 @@ def _act(question: Question, answer: Answer) -> AskedAct:
         forced=decision.forced,
         fault=None if decision.fault is None else decision.fault.reason,
         answer=answer,
-        standing=standing(logged, answer),
+        standing=standing(decision, answer),
     )
 
 
-def standing(logged: Logged, answer: Answer) -> Standing:
+def standing(decision: Decision, answer: Answer) -> Standing:
     if answer.verdict != "legal":
         return answer.verdict
-    same = logged.kind == "played" and logged.action == answer.action
-    return "as_logged" if same else "differs"
+    same = decision.played is not None and decision.played == answer.action
+    return "as_played" if same else "differs"

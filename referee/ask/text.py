@@ -44,8 +44,8 @@ def answer_text(answer: Answer) -> str:
 
 
 STANDING_TEXT: dict[Standing, str] = {
-    "as_logged": "as in the log",
-    "differs": "legal, not as in the log",
+    "as_played": "as played",
+    "differs": "legal, not as played",
     "illegal": "ILLEGAL",
     "refused": "REFUSED",
     "missing": "NO ANSWER",
@@ -160,8 +160,8 @@ def summary_line(report: Report) -> str:
 
 
 _COUNTED: dict[Standing, str] = {
-    "as_logged": "as in the log",
-    "differs": "legal but not as in the log",
+    "as_played": "as played",
+    "differs": "legal but not as played",
     "illegal": "illegal",
     "refused": "refused",
     "missing": "without an answer",
@@ -176,10 +176,10 @@ def earlier_lines(acts: list[AskedAct]) -> Iterator[str]:
     """Single mode: the acts asked before the one shown, and those that did not go as logged."""
     if not acts:
         return
-    listed = [act for act in acts if act.standing != "as_logged"]
+    listed = [act for act in acts if act.standing != "as_played"]
     same = len(acts) - len(listed)
     yield (
-        f"Before it: {counted(len(acts), 'act')} asked, {same or 'none'} answered as in the log"
+        f"Before it: {counted(len(acts), 'act')} asked, {same or 'none'} answered as played"
         + (":" if listed else ".")
     )
     for act in listed[:EARLIER_SHOWN]:

@@ -66,7 +66,7 @@ def ask_command(
         SeatName | None,
         typer.Option(
             help="Ask every decision of this seat in turn (up to DECISION, if given) and list"
-            " each answer that differs from the log's, is illegal or missing.",
+            " each answer that differs from what was played, is illegal or missing.",
             show_default=False,
         ),
     ] = None,
@@ -254,7 +254,7 @@ def _print(result: Report, told: Transcript) -> None:
         for line in text.earlier_lines([act for act in acts if act is not target]):
             say(line)
     else:
-        listed = [act for act in acts if act.standing != "as_logged"]
+        listed = [act for act in acts if act.standing != "as_played"]
         if listed:
             Console(soft_wrap=True, emoji=False).print(text.listed_table(listed))
         say(text.summary_line(result))

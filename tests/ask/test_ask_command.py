@@ -66,12 +66,12 @@ def one_line(stream: str) -> str:
 # -- what a bot answers ----------------------------------------------------------------------
 
 
-def test_the_bot_that_played_a_seat_answers_every_decision_as_logged(logs: Path) -> None:
+def test_the_bot_that_played_a_seat_answers_every_decision_as_played(logs: Path) -> None:
     """The regression check: B was the bundled random bot, which plays from its seed alone."""
     done = referee("ask", logs / "bundled-0.jsonl", RANDOM_BOT, "--seat", "B")
     assert done.returncode == 0, done.stderr
     assert "ready: 'random', matches many" in done.stdout
-    assert "27 acts asked: 27 as in the log, 0 legal but not as in the log" in done.stdout
+    assert "27 acts asked: 27 as played, 0 legal but not as played" in done.stdout
     assert done.stderr.startswith("sandbox ")  # the sandbox line, as for a match
 
 
@@ -95,7 +95,7 @@ def test_each_logged_bot_answers_its_seat_again_as_it_did(
     for act in acts:
         logged, answer = act["logged"], act["answer"]
         if logged["kind"] == "played":
-            assert act["standing"] == "as_logged", act
+            assert act["standing"] == "as_played", act
         else:
             assert logged["kind"] == "refused" and answer["verdict"] == "illegal", act
             fields = ("reason", "detail", "rule", "raw")
@@ -115,8 +115,8 @@ def test_one_decision_in_context_beside_the_log(logs: Path) -> None:
         "legal: play [3|5]",
         "#7: answered play [3|5]: played",
         '{"type":"action","id":7,"action":{"type":"play","tile":[3,5]}}',  # the kit's
-        "play [3|5] — as in the log",
-        "Before it: 1 act asked, 1 answered as in the log.",
+        "play [3|5] — as played",
+        "Before it: 1 act asked, 1 answered as played.",
     ):
         assert text in out, (text, out)
     as_json = referee("ask", logs / "bundled-0.jsonl", "#7", HEURISTIC_BOT, "--json")
@@ -128,7 +128,7 @@ def test_one_decision_in_context_beside_the_log(logs: Path) -> None:
     assert last["answer"]["action"] == {"type": "play", "tile": [3, 5]}
     assert last["logged"] == {"kind": "played", "action": {"type": "play", "tile": [3, 5]}}
     assert last["legal_actions"] == [{"type": "play", "tile": [3, 5]}]
-    assert last["view"]["hand"][0] == [4, 5] and last["standing"] == "as_logged"
+    assert last["view"]["hand"][0] == [4, 5] and last["standing"] == "as_played"
 
 
 def test_an_illegal_answer_is_reported_with_the_tables_reason(logs: Path) -> None:
@@ -144,18 +144,18 @@ def test_an_illegal_answer_is_reported_with_the_tables_reason(logs: Path) -> Non
     ) in out
 
 
-def test_a_sweep_lists_every_answer_not_as_logged(logs: Path) -> None:
+def test_a_sweep_lists_every_answer_not_as_played(logs: Path) -> None:
     """Seat C of the bundled match was the heuristic bot: the random bot differs, legally."""
     done = referee("ask", logs / "bundled-0.jsonl", RANDOM_BOT, "--seat", "C", "--json")
     assert done.returncode == 0
     report = json.loads(done.stdout)
     standings = {act["id"]: act["standing"] for act in report["acts"]}
-    assert report["listed"] == [i for i, s in standings.items() if s != "as_logged"]
-    assert set(standings.values()) == {"as_logged", "differs"} and report["ok"]
+    assert report["listed"] == [i for i, s in standings.items() if s != "as_played"]
+    assert set(standings.values()) == {"as_played", "differs"} and report["ok"]
     upto = referee("ask", logs / "bundled-0.jsonl", 24, RANDOM_BOT, "--seat", "C", "--json")
     assert [act["id"] for act in json.loads(upto.stdout)["acts"]][-1] == 24
     text = referee("ask", logs / "bundled-0.jsonl", RANDOM_BOT, "--seat", "C").stdout
-    assert "#4   1     bidding  pass" in text and "legal, not as in the log" in text
+    assert "#4   1     bidding  pass" in text and "legal, not as played" in text
 
 
 def test_a_bot_that_crashes_leaves_the_rest_unasked(logs: Path) -> None:
