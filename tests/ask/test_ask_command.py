@@ -27,6 +27,7 @@ from support.told import normal
 from referee.match.runner import BUNDLED_BOTS
 from referee.record.records import ActRecord, RejectedRecord
 from referee.rules import Seat
+from referee.sandbox.layers import available
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "tests" / "golden" / "logs"
@@ -201,6 +202,9 @@ def test_a_bot_process_reads_exactly_what_the_seat_read(tmp_path: Path, seat: Se
 # -- the sandbox -----------------------------------------------------------------------------
 
 
+@pytest.mark.skipif(
+    available()["landlock"] is not None, reason=f"this kernel has no Landlock: {available()}"
+)
 @pytest.mark.parametrize("mode", ["auto", "off"])
 def test_the_bot_cannot_read_the_log_it_is_replayed_from(logs: Path, mode: str) -> None:
     """The attacker reads the path it is given (through the environment: a path on its
@@ -217,6 +221,27 @@ def test_the_bot_cannot_read_the_log_it_is_replayed_from(logs: Path, mode: str) 
         assert 'ATTACK read-file: SUCCEEDED b\'{"type":"header"' in report["stderr"]
     else:
         assert "ATTACK read-file: BLOCKED" in report["stderr"], report["stderr"]
+
+
+@pytest.mark.skipif(
+    available()["landlock"] is not None, reason=f"this kernel has no Landlock: {available()}"
+)
+def test_the_logs_directory_stays_closed_when_a_folder_around_it_is_allowed(
+    logs: Path,
+) -> None:
+    """``--sandbox-allow`` a folder that holds the log: the log's directory is among the
+    referee's own, so either the seat gets a uid of its own and the directory is covered in
+    its view (the attack is blocked), or ask refuses to start it (exit 2, one line)."""
+    log = logs / "bundled-0.jsonl"
+    attacker = python(BOTS / "attacker_bot.py", "--attack", "read-file")
+    done = referee(
+        "ask", log, 7, attacker, "--sandbox-allow", logs.parent, "--sandbox-env",
+        "ATTACK_TARGET", "--json", env={"ATTACK_TARGET": str(log)},
+    )  # fmt: skip
+    if done.returncode == 2:
+        assert f"could read {logs}" in one_line(done.stderr)
+    else:
+        assert "ATTACK read-file: BLOCKED" in json.loads(done.stdout)["stderr"]
 
 
 # -- usage mistakes --------------------------------------------------------------------------
