@@ -123,7 +123,9 @@ def _match_lines(log: LogFile) -> Iterator[str]:
         elif isinstance(record, MoveRecord):
             # The act a bot answered, by its id (what ``referee ask`` takes); a forced move
             # answers none: its fault names the act.
-            forced = " (forced by the referee)" if record.forced else f" #{record.id}"
+            forced = " (forced by the referee)" if record.forced else ""
+            if not record.forced and record.id is not None:
+                forced = f" #{record.id}"
             action = record.action
             if isinstance(action, Play):
                 trick.append(f"{record.seat} {action.tile}{forced}")
