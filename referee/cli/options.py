@@ -248,14 +248,17 @@ def limit_bounds(field: str) -> tuple[Any, Any]:
     return (kind.ge if kind.gt is None else kind.gt + step), kind.le
 
 
-def limit_option(name: str, *, optional: bool = False) -> Any:
+def limit_option(name: str, *, optional: bool = False, logged: bool = False) -> Any:
     """The typer option of match limit ``name`` (a key of ``LIMIT_OPTIONS``); its parameter's
     default is the field's, ``DEFAULT_LIMITS.<field>``. ``optional``: the tournament's form,
     whose parameter defaults to None (its configuration may set the limit) with the brief
-    help."""
+    help. ``logged``: the form of a command that replays a log, whose parameter defaults to
+    None too (the logged match's limit stands)."""
     option = LIMIT_OPTIONS[name]
     default = getattr(DEFAULT_LIMITS, option.field)
     text = option.brief.format(default=default) if optional else option.help
+    if logged:
+        text = f"{option.help} Default: the logged match's."
     if isinstance(default, str):  # a choice: an enum made from the field's Literal
         return typer.Option(metavar=option.metavar, help=text)
     low, high = limit_bounds(option.field)

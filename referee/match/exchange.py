@@ -27,7 +27,8 @@ from referee.match.clock import time_left_ms
 from referee.match.seat import SeatState
 from referee.record.log import LogWriter
 from referee.record.records import ActRecord, IgnoredRecord, RejectedRecord
-from referee.rules import Action, Match
+from referee.rules import Action, Hand, Match
+from referee.rules.tiles import Seat
 from referee.rules.views import View
 from referee.wire.answers import (
     MAX_IGNORED,
@@ -138,19 +139,13 @@ class Exchange:
         rule = getattr(rejection, "rule", None)
         seat.faults[code] += 1
         act_id = self._awaited.act_id
-        self.log.write(
-            RejectedRecord(
-                id=act_id,
-                seat=seat.seat,
-                reason=code,
-                detail=str(rejection),
-                raw=rejection.raw,
-                rule=rule,
-            )
-        )
-        detail = f"{rejection} ({rule})" if rule else str(rejection)
+        record = RejectedRecord(
+            id=act_id, seat=seat.seat, reason=code, detail=str(rejection), raw=rejection.raw,
+            rule=rule,
+        )  # fmt: skip
+        self.log.write(record)
         self.log.flush()
-        await seat.bot.send(encode_line(Rejected(id=act_id, reason=code, detail=detail)))
+        await seat.bot.send(encode_line(told_rejection(record)))
         if self.refused >= self.max_rejections:
             raise TooManyRejections(
                 f"{self.refused} {self.REFUSALS} (last: {code}: {rejection})"
@@ -278,9 +273,20 @@ class Decision(Exchange):
         self.log.flush()
 
     def _illegal(self, action: Action) -> IllegalActionAnswer:
-        """Why ``action`` is not legal, in the engine's own words (tried on a copy)."""
-        try:
-            self.match.hand.clone().apply(self.seat.seat, action)
-        except IllegalAction as exc:
-            return IllegalActionAnswer(str(exc), reason_code(exc))
-        return IllegalActionAnswer(f"{action} is not among the legal actions", "not_offered")
+        return illegal_answer(self.match.hand, self.seat.seat, action)
+
+
+def illegal_answer(hand: Hand, seat: Seat, action: Action) -> IllegalActionAnswer:
+    """Why ``seat``'s ``action`` is not legal, in the engine's own words (tried on a copy)."""
+    try:
+        hand.clone().apply(seat, action)
+    except IllegalAction as exc:
+        return IllegalActionAnswer(str(exc), reason_code(exc))
+    return IllegalActionAnswer(f"{action} is not among the legal actions", "not_offered")
+
+
+def told_rejection(record: RejectedRecord) -> Rejected:
+    """The ``rejected`` a bot is sent for a refusal the log records: the broken rule, if
+    any, follows the detail."""
+    detail = f"{record.detail} ({record.rule})" if record.rule else record.detail
+    return Rejected(id=record.id, reason=record.reason, detail=detail)

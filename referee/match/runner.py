@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import secrets
 import signal
+from collections.abc import Awaitable, Callable
 from datetime import datetime
+from functools import partial
 from pathlib import Path
+from typing import TypeVar
 
 import msgspec
 import trio
@@ -32,6 +35,7 @@ from referee.sandbox.policy import plan as plan_sandbox
 from referee.settings import MatchSettings, SandboxSettings
 
 BUNDLED_BOTS = bundled.BOTS
+T = TypeVar("T")
 
 
 def random_seed() -> int:
@@ -72,15 +76,9 @@ class Terminated(Exception):
         self.signum = signum
 
 
-async def run_match_in_foreground(
-    settings: MatchSettings,
-    commands: dict[Seat, str],
-    log_path: Path,
-    sandbox: SandboxPlan | None = None,
-    trace: WireTrace | None = None,
-) -> MatchOutcome:
-    """``run_match`` for a command line: SIGTERM and SIGHUP end it like Ctrl-C does (the bots
-    are closed and the log ends with ``interrupted``) and then raise ``Terminated``."""
+async def in_foreground(work: Callable[[], Awaitable[T]]) -> T:
+    """``work`` for a command line: SIGTERM and SIGHUP end it like Ctrl-C does (its bots are
+    closed on the way out) and then raise ``Terminated``."""
     with trio.open_signal_receiver(signal.SIGTERM, signal.SIGHUP) as signals:
         async with trio.open_nursery() as nursery:
 
@@ -89,9 +87,23 @@ async def run_match_in_foreground(
                     raise Terminated(signum)
 
             nursery.start_soon(watch)
-            outcome = await run_match(settings, commands, log_path, sandbox, trace=trace)
+            result = await work()
             nursery.cancel_scope.cancel()
-    return outcome
+    return result
+
+
+async def run_match_in_foreground(
+    settings: MatchSettings,
+    commands: dict[Seat, str],
+    log_path: Path,
+    sandbox: SandboxPlan | None = None,
+    trace: WireTrace | None = None,
+) -> MatchOutcome:
+    """``run_match`` for a command line (``in_foreground``: the log ends with
+    ``interrupted``)."""
+    return await in_foreground(
+        partial(run_match, settings, commands, log_path, sandbox, trace=trace)
+    )
 
 
 def seat_commands(commands: list[str]) -> dict[Seat, str]:

@@ -33,6 +33,20 @@ def bot_seed(match_seed: int, seat: Seat) -> int:
     return (stream.uniform(2**32) << 32) | stream.uniform(2**32)
 
 
+def hello(match_seed: int, seat: Seat, limits: Limits) -> Hello:
+    """The ``hello`` a seat is greeted with: its seat, its partnership, its own seed and the
+    match's limits (``referee ask`` greets a bot with the same one)."""
+    seed = bot_seed(match_seed, seat)
+    return Hello(
+        protocol=PROTOCOL_VERSION,
+        seat=seat,
+        partnership=PARTNERSHIP_OF[seat],
+        seed=seed,
+        limits=limits,
+        seed_text=str(seed),
+    )
+
+
 class Startup:
     """Greets the seats and writes what came of it: ``bot_ready`` records, start faults."""
 
@@ -120,15 +134,8 @@ class Startup:
         """Send ``hello`` and wait up to the startup limit for ``ready``: the bot's answer and
         how many milliseconds it took."""
         started = trio.current_time()
-        seed = bot_seed(self.seed, state.seat)
-        hello = Hello(
-            protocol=PROTOCOL_VERSION,
-            seat=state.seat,
-            partnership=PARTNERSHIP_OF[state.seat],
-            seed=seed,
-            limits=self.limits,
-            seed_text=str(seed),
+        greeting = Greeting(
+            state, self.log, self.max_rejections, hello(self.seed, state.seat, self.limits)
         )
-        greeting = Greeting(state, self.log, self.max_rejections, hello)
         ready = await greeting.run(self.clock.startup_deadline(started))
         return ready, (trio.current_time() - started) * 1000

@@ -121,7 +121,11 @@ def _match_lines(log: LogFile) -> Iterator[str]:
                 yield f"  {seat} holds {tiles_text(record.hands[seat])}"
             trick, bids = [], []
         elif isinstance(record, MoveRecord):
+            # The act a bot answered, by its id (what ``referee ask`` takes); a forced move
+            # answers none: its fault names the act.
             forced = " (forced by the referee)" if record.forced else ""
+            if not record.forced and record.id is not None:
+                forced = f" #{record.id}"
             action = record.action
             if isinstance(action, Play):
                 trick.append(f"{record.seat} {action.tile}{forced}")
@@ -142,14 +146,18 @@ def _match_lines(log: LogFile) -> Iterator[str]:
             yield f"  marks: {marks_text(record.marks)}"
         elif isinstance(record, RejectedRecord):
             rule = f" [{record.rule}]" if record.rule else ""
-            yield f"  ! {record.seat} answer rejected ({record.reason}{rule}): {record.detail}"
+            to = f" to #{record.id}" if record.id else ""
+            yield (
+                f"  ! {record.seat} answer{to} rejected ({record.reason}{rule}): {record.detail}"
+            )
             yield f"      raw: {record.raw}"
         elif isinstance(record, IgnoredRecord):
             waiting = f"waiting for id {record.expected_id}"
             yield f"  ! {record.seat} answer ignored ({waiting}): {record.raw}"
         elif isinstance(record, FaultRecord):
+            at = f" at #{record.id}" if record.id is not None else ""
             yield (
-                f"  ! {record.seat} fault {record.reason}: {record.detail}"
+                f"  ! {record.seat} fault {record.reason}{at}: {record.detail}"
                 f" → {record.penalty} (strikes {record.strikes})"
             )
         elif isinstance(record, MatchEndRecord):
@@ -224,7 +232,7 @@ def _seat_lines(log: LogFile, seat: Seat) -> Iterator[str]:
         if isinstance(record, ActRecord) and record.seat == seat:
             yield from _event_lines(seen)
             seen = []
-            yield from _view_lines(record.id, match.view(seat), record)
+            yield from view_lines(match.view(seat), record)
         elif isinstance(record, RejectedRecord) and reads_in_full(seat, record.seat):
             yield f"    rejected ({record.reason}): {record.detail}"
         elif isinstance(record, FaultRecord) and reads_in_full(seat, record.seat):
@@ -260,8 +268,10 @@ def _event_lines(events: list[Acted | TrickTaken | HandStarted]) -> Iterator[str
             yield f"Hand {event.hand_number} — dealer {event.dealer}"
 
 
-def _view_lines(act_id: int, view: View, act: ActRecord) -> Iterator[str]:
-    yield f"  act {act_id} — your turn ({view.phase})"
+def view_lines(view: View, act: ActRecord) -> Iterator[str]:
+    """A decision as its seat saw it: its tiles, the auction or the contract, the trick so
+    far, the piles it may look at, and the legal actions (unescaped: the caller's ``shown``)."""
+    yield f"  act {act.id} — your turn ({view.phase})"
     yield f"    your hand: {tiles_text(view.hand)}"
     if view.contract is not None:
         yield f"    contract: {view.contract}"

@@ -26,7 +26,7 @@ from referee.record.records import (
     RejectedRecord,
     TrickRecord,
 )
-from referee.rules import SEATS, Play, Seat, Tile
+from referee.rules import SEATS, DeclareTrump, Play, Seat, Tile
 from referee.rules.contract import side_name
 
 TILE_TEXT = re.compile(r"\[(\d)\|(\d)\]")
@@ -136,7 +136,8 @@ async def test_the_full_rendering_shows_everything_in_order(
             for seat in SEATS:
                 wanted.append(f"  {seat} holds {render.tiles_text(record.hands[seat])}")
         elif isinstance(record, MoveRecord) and isinstance(record.action, Play):
-            forced = " (forced by the referee)" if record.forced else ""
+            # The act it answered by its id (``referee ask`` takes it); forced: no act.
+            forced = " (forced by the referee)" if record.forced else f" #{record.id}"
             plays.append(f"{record.seat} {record.action.tile}{forced}")
         elif isinstance(record, TrickRecord):
             points = f"{record.points} point{'s' if record.points != 1 else ''}"
@@ -150,17 +151,23 @@ async def test_the_full_rendering_shows_everything_in_order(
             wanted.append(f"  marks: {render.marks_text(record.marks)}")
             plays = []
         elif isinstance(record, RejectedRecord):
-            wanted.append(f"  ! {record.seat} answer rejected ({record.reason}")
+            wanted.append(f"  ! {record.seat} answer to #{record.id} rejected ({record.reason}")
             wanted.append(f"      raw: {record.raw}")
         elif isinstance(record, FaultRecord):
             wanted.append(
-                f"  ! {record.seat} fault {record.reason}: {record.detail} → {record.penalty}"
-                f" (strikes {record.strikes})"
+                f"  ! {record.seat} fault {record.reason} at #{record.id}: {record.detail}"
+                f" → {record.penalty} (strikes {record.strikes})"
             )
     assert any(move.forced for move in run.of(MoveRecord))
     end = run.end
     wanted.append(f"Match over: {side_name(end.winner)} wins (marks: {end.detail})")  # type: ignore[arg-type]
     in_order(lines, wanted)
+    # Every decision's id is shown: bids and declarations too, each in its hand.
+    answered = [m for m in run.of(MoveRecord) if not m.forced and not isinstance(m.action, Play)]
+    text, at = "\n".join(lines), 0
+    for move in answered:  # several to a line (the bids): in order in the text
+        declares = "declares " if isinstance(move.action, DeclareTrump) else ""
+        at = text.index(f"{move.seat} {declares}{move.action} #{move.id}", at) + 1
     tricks = [line for line in lines if line.startswith("  trick ")]
     assert len(tricks) == len(run.of(TrickRecord))
     assert lines[-1] == render.NOT_VERIFIED  # the last line says it was shown as logged

@@ -221,8 +221,9 @@ class FakeBot:
         self.policy = policy
         self.hello_policy = hello
         self.seat: Seat | None = None
-        #: Every message from the referee, in order.
+        #: Every message from the referee, in order, and every byte of them as read.
         self.messages: list[RefereeMessage] = []
+        self.received = bytearray()
         #: Every public event received, in order (from act, hand_end and match_end).
         self.events: list[PublicEvent] = []
         #: Each ``act`` with the number of events received up to and including it.
@@ -260,6 +261,7 @@ class FakeBot:
                 if not data:
                     return
                 buffer += data
+                self.received += data
                 while not self.input_closed and (newline := buffer.find(b"\n")) >= 0:
                     raw = bytes(buffer[:newline])
                     del buffer[: newline + 1]
