@@ -18,6 +18,7 @@ import msgspec
 from referee.ask.conversation import Answer
 from referee.ask.session import Session
 from referee.ask.transcript import Decision, Question, Transcript
+from referee.match.process import StderrTail
 from referee.rules import Action
 from referee.rules.tiles import Seat
 from referee.rules.views import View
@@ -75,7 +76,8 @@ class Report(msgspec.Struct, frozen=True):
     gone: str | None
     #: Every question asked got a legal answer, and none was left unasked.
     ok: bool
-    stderr: str
+    #: The end of the bot's stderr (its last lines; no copy is kept).
+    stderr: StderrTail
     ended: str
     sandbox: str
 

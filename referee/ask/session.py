@@ -3,44 +3,25 @@ plan ``sandbox.policy.plan`` made, with the log's directory among the paths it m
 ``MatchJails``; ``BotProcess``), asked its questions, and closed and reaped on every way out.
 
 Its stderr is not written beside the log (the log may not be the asker's to write next to):
-its last lines are kept for the report.
+its last lines are kept for the report (``StderrSink`` keeps them without a copy).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Final
 
 import trio
 
 from referee.ask.conversation import Answer, Asked, Conversation
 from referee.ask.transcript import Question, Transcript
 from referee.errors import BotFault, BotStartFailed, reason_code
-from referee.match.process import EXIT_GRACE, BotProcess, StderrSink, exit_status
+from referee.match.process import EXIT_GRACE, BotProcess, StderrTail, exit_status
+from referee.match.trace import WireTrace
 from referee.rules.tiles import Seat
 from referee.sandbox.policy import SandboxPlan
 from referee.sandbox.seats import MatchJails
 from referee.settings import MatchSettings
-
-#: Bytes of the bot's stderr kept for the report: its last lines.
-STDERR_TAIL: Final = 4096
-
-
-class _Tail(StderrSink):
-    """A bot's stderr, of which only the end is kept."""
-
-    def __init__(self) -> None:
-        super().__init__(None, 0)
-        self.kept = bytearray()
-
-    def write(self, data: bytes | bytearray) -> None:
-        super().write(data)
-        self.kept += data
-        del self.kept[:-STDERR_TAIL]
-
-    def text(self) -> str:
-        return self.kept.decode("utf-8", "replace")
 
 
 @dataclass
@@ -48,7 +29,7 @@ class Session:
     """What the bot's process did: its answers, the end of its stderr and how it ended."""
 
     asked: Asked
-    stderr: str
+    stderr: StderrTail
     #: How the process ended once closed (``exit status 0``), or why it never started.
     ended: str
 
@@ -60,8 +41,10 @@ async def ask_bot(
     settings: MatchSettings,
     sandbox: SandboxPlan,
     answered: Callable[[Question, Answer], None] | None = None,
+    trace: WireTrace | None = None,
 ) -> Session:
-    """Start ``command`` in the transcript's seat, ask it ``questions``, close it."""
+    """Start ``command`` in the transcript's seat, ask it ``questions``, close it; ``trace``
+    (``--debug``) is told every line to and from it."""
     seat: Seat = transcript.seat
     try:
         jails = MatchJails(sandbox)
@@ -74,7 +57,7 @@ async def ask_bot(
             return _never_started(questions, exc)
         except OSError as exc:
             return _never_started(questions, _no_sandbox(exc))
-        tail = bot.stderr = _Tail()
+        bot.trace = trace
         try:
             asked = await _converse(bot, transcript, questions, settings, answered)
         finally:  # on every way out, an interruption included: closed and reaped
@@ -82,7 +65,7 @@ async def ask_bot(
                 code = await bot.close()  # as a match closes it: SIGTERM, SIGKILL
                 if bot.jail is not None:
                     jails.release(bot.jail)
-        return Session(asked, tail.text(), exit_status(code))
+        return Session(asked, bot.stderr.tail(), exit_status(code))
     finally:
         jails.close()
 
@@ -128,4 +111,4 @@ def _never_started(questions: list[Question], fault: BotStartFailed) -> Session:
     hello = Answer(0, "missing", 0.0, reason=reason_code(fault), detail=str(fault))
     gone = f"the bot did not start: {reason_code(fault)}: {fault}"
     asked = Asked([(questions[0], hello)], questions[1:], gone)
-    return Session(asked, "", "never started")
+    return Session(asked, StderrTail(path=None, lines=[], total=0), "never started")

@@ -126,13 +126,6 @@ def startup_lines(startup: list[Answer]) -> Iterator[str]:
                 yield f"  its line: {answer.raw}"
 
 
-def stderr_lines(stderr: str, lines: int = 10) -> Iterator[str]:
-    kept = [line for line in stderr.splitlines() if line.strip()][-lines:]
-    if kept:
-        yield "Its stderr ends:"
-        yield from (f"  | {line}" for line in kept)
-
-
 def listed_table(acts: list[AskedAct]) -> Table:
     """The acts whose answers are listed, one row each (cells escaped for rich)."""
     table = Table(box=None, header_style="bold", pad_edge=False)

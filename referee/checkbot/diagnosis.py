@@ -15,7 +15,6 @@ for a bot you did not write.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Awaitable, Callable
 from typing import Final
 
@@ -113,9 +112,9 @@ async def diagnose(
         runs.planned(env=(*sandbox.settings.env, *withheld)), "environment"
     ):
         return await _which_variable(runs, sandbox, withheld, lines, found)
-    if await runs.passes(_without(sandbox, FILES), "files"):
+    if await runs.passes(sandbox.lifted(FILES), "files"):
         return await _which_file(runs, sandbox, lines, found)
-    if await runs.passes(_without(sandbox, SYSTEM_CALLS), "system-calls"):
+    if await runs.passes(sandbox.lifted(SYSTEM_CALLS), "system-calls"):
         said = next((line for line in lines if refused_call(line)), None)
         said = said or next((line for line in lines if denied(line)), None)
         quoted = f" (its stderr: {said!r})" if said else ""
@@ -129,7 +128,7 @@ async def diagnose(
     for layer in _layers(sandbox):
         if layer in (*FILES, *SYSTEM_CALLS) or runs.left <= 0:
             continue
-        if await runs.passes(_without(sandbox, (layer,)), layer):
+        if await runs.passes(sandbox.lifted((layer,)), layer):
             return found(
                 "layer",
                 f"it passes with the {layer} layer alone lifted ({PROTECTS[layer]})",
@@ -226,13 +225,3 @@ async def _which_file(
 
 def _layers(sandbox: SandboxPlan) -> list[str]:
     return list(sandbox.report.seats.get("A", []))
-
-
-def _without(sandbox: SandboxPlan, layers: tuple[str, ...]) -> SandboxPlan:
-    """The same sandbox with ``layers`` lifted for every seat."""
-    seats = {
-        seat: [layer for layer in kept if layer not in layers]
-        for seat, kept in sandbox.report.seats.items()
-    }
-    report = msgspec.structs.replace(sandbox.report, seats=seats)
-    return dataclasses.replace(sandbox, report=report)

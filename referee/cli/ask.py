@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from referee.ask.report import Report
     from referee.ask.session import Session
     from referee.ask.transcript import Question, Transcript
+    from referee.match.trace import WireTrace
     from referee.record.log import LogFile
     from referee.rules.tiles import Seat
     from referee.sandbox.policy import SandboxPlan
@@ -82,6 +83,14 @@ def ask_command(
     json_output: Annotated[
         bool, typer.Option("--json", help="Print one JSON object on stdout.")
     ] = False,
+    debug: Annotated[
+        bool,
+        typer.Option(
+            "--debug",
+            help="Print every line to (>>) and from (<<) the bot, and each line of its stderr"
+            " (2>), as it happens, with the seconds since the start, on stderr.",
+        ),
+    ] = False,
 ) -> None:
     """Send a bot exactly what a seat was told in a logged match, up to one of its decisions,
     and show the bot's answer — legal or not, and why — beside what was played.
@@ -94,6 +103,7 @@ def ask_command(
     import msgspec
 
     from referee.match.rerun import logged_settings
+    from referee.match.trace import WireTrace
     from referee.rules.tiles import SEATS
 
     decision, command = _decision_and_bot(words, seat is not None)
@@ -111,8 +121,9 @@ def ask_command(
     settings = msgspec.structs.replace(logged_settings(replay_log.header), **limits)
     plan = sandbox_plan(
         sandbox, sandbox_allow, sandbox_env, settings, dict.fromkeys(SEATS, command), [log.parent]
-    )
-    session = _run(command, told, decision, seat is not None, settings, plan, json_output)
+    ).lifted(("page-cache",), "a bot asked alone has no partner to pass a hand to")
+    trace = WireTrace() if debug else None
+    session = _run(command, told, decision, seat is not None, settings, plan, trace)
     from referee.ask.report import report
 
     result = report(
@@ -187,34 +198,29 @@ def _run(
     sweep: bool,
     settings: MatchSettings,
     plan: SandboxPlan,
-    quiet: bool,
+    trace: WireTrace | None,
 ) -> Session:
-    """Ask the bot, with a progress bar for a sweep; Ctrl-C, SIGTERM and SIGHUP close it."""
-    import sys
+    """Ask the bot, showing how far a sweep has gone; Ctrl-C, SIGTERM and SIGHUP close it."""
     from functools import partial
 
     import trio
-    from rich.console import Console
 
     from referee.ask.session import ask_bot
-    from referee.display import progress_bar
+    from referee.display import LongWork, people_console
     from referee.match.runner import Terminated, in_foreground, interrupted, leaf_error
 
     questions = told.through(decision)
-    acts = sum(1 for question in questions if question.decision is not None)
-    progress = progress_bar("decisions", Console(stderr=True), transient=True)
-    task = progress.add_task("decisions", total=acts)
+    acts = sum(1 for question in questions if question.decision is not None) if sweep else 0
+    work = LongWork("decisions", acts, people_console(stderr=True), transient=True)
 
     def answered(question: Question, answer: Answer) -> None:
-        if question.decision is not None:
-            progress.advance(task)
+        if question.decision is not None and sweep:
+            work.advance()
 
-    work = partial(ask_bot, command, told, questions, settings, plan, answered)
+    asking = partial(ask_bot, command, told, questions, settings, plan, answered, trace)
     try:
-        if sweep and not quiet and sys.stderr.isatty():
-            with progress:
-                return trio.run(in_foreground, work)
-        return trio.run(in_foreground, work)
+        with work:
+            return trio.run(in_foreground, asking)
     except BaseException as exc:
         if interrupted(exc):
             cause = leaf_error(exc)
@@ -229,9 +235,8 @@ def _run(
 
 
 def _print(result: Report, told: Transcript) -> None:
-    from rich.console import Console
-
     from referee.ask import text
+    from referee.display import people_console, print_table, stderr_lines
     from referee.rules.actions import counted
 
     def say(line: str) -> None:
@@ -256,11 +261,13 @@ def _print(result: Report, told: Transcript) -> None:
     else:
         listed = [act for act in acts if act.standing != "as_played"]
         if listed:
-            Console(soft_wrap=True, emoji=False).print(text.listed_table(listed))
+            print_table(people_console(), text.listed_table(listed))
         say(text.summary_line(result))
         if listed:
             say(f"('referee ask LOG {listed[0].id} BOT' shows a decision in full)")
     if result.gone is not None:
         say(f"Not asked: {counted(result.unasked, 'act')}, as {result.gone}.")
-    for line in text.stderr_lines(result.stderr):
-        say(line)
+    if result.stderr.lines:
+        typer.echo("The bot's stderr:")
+        for line in stderr_lines(result.stderr):
+            typer.echo(line)  # escaped already

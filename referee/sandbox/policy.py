@@ -10,6 +10,7 @@ copy, the temporary directory — is a refusal too: a warning would not stop it 
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import shlex
 import tempfile
@@ -49,6 +50,22 @@ class SandboxPlan:
     @property
     def off(self) -> bool:
         return self.settings.mode == "off"
+
+    def lifted(self, layers: tuple[str, ...], why: str | None = None) -> SandboxPlan:
+        """The same plan with ``layers`` lifted for every seat (said off for ``why``, when
+        given: the one line must not claim a layer that is not in force)."""
+        report = self.report
+        seats = {
+            seat: [layer for layer in kept if layer not in layers]
+            for seat, kept in report.seats.items()
+        }
+        off = dict(report.off)
+        if why is not None:
+            for layer in layers:
+                if any(layer in kept for kept in report.seats.values()):
+                    off[layer] = why
+        report = msgspec.structs.replace(report, seats=seats, off=off)
+        return dataclasses.replace(self, report=report)
 
 
 def plan(

@@ -74,6 +74,19 @@ def test_the_bot_that_played_a_seat_answers_every_decision_as_played(logs: Path)
     assert "ready: 'random', matches many" in done.stdout
     assert "27 acts asked: 27 as played, 0 legal but not as played" in done.stdout
     assert done.stderr.startswith("sandbox ")  # the sandbox line, as for a match
+    assert "page-cache (a bot asked alone has no partner" in done.stderr or (
+        "page-cache" not in done.stderr.split(";")[0]  # not claimed as in force
+    )
+
+
+def test_debug_traces_the_conversation_with_the_bot(logs: Path) -> None:
+    done = referee("ask", logs / "bundled-0.jsonl", "5", RANDOM_BOT, "--debug", "--json")
+    assert done.returncode == 0, done.stderr
+    json.loads(done.stdout)  # the trace is on stderr
+    sent = [line.split(" >> ", 1)[1] for line in done.stderr.splitlines() if " >> " in line]
+    read = [line.split(" << ", 1)[1] for line in done.stderr.splitlines() if " << " in line]
+    assert sent[0].startswith('{"type":"hello"') and '"type": "ready"' in read[0]
+    assert any(line.startswith('{"type":"act","id":5,') for line in sent)
 
 
 @pytest.mark.parametrize(
@@ -218,9 +231,11 @@ def test_the_bot_cannot_read_the_log_it_is_replayed_from(logs: Path, mode: str) 
     )  # fmt: skip
     report = json.loads(done.stdout)
     if mode == "off":
-        assert 'ATTACK read-file: SUCCEEDED b\'{"type":"header"' in report["stderr"]
+        assert 'ATTACK read-file: SUCCEEDED b\'{"type":"header"' in "\n".join(
+            report["stderr"]["lines"]
+        )
     else:
-        assert "ATTACK read-file: BLOCKED" in report["stderr"], report["stderr"]
+        assert "ATTACK read-file: BLOCKED" in "\n".join(report["stderr"]["lines"]), report["stderr"]
 
 
 @pytest.mark.skipif(
@@ -241,7 +256,7 @@ def test_the_logs_directory_stays_closed_when_a_folder_around_it_is_allowed(
     if done.returncode == 2:
         assert f"could read {logs}" in one_line(done.stderr)
     else:
-        assert "ATTACK read-file: BLOCKED" in json.loads(done.stdout)["stderr"]
+        assert "ATTACK read-file: BLOCKED" in "\n".join(json.loads(done.stdout)["stderr"]["lines"])
 
 
 # -- usage mistakes --------------------------------------------------------------------------
