@@ -13,6 +13,7 @@ from referee.cli.exits import FAILED, OK, by_signal
 from referee.cli.options import (
     DEFAULT_SANDBOX_MODE,
     AllowOption,
+    DebugOption,
     EnvOption,
     SandboxOption,
     SeatName,
@@ -83,14 +84,7 @@ def ask_command(
     json_output: Annotated[
         bool, typer.Option("--json", help="Print one JSON object on stdout.")
     ] = False,
-    debug: Annotated[
-        bool,
-        typer.Option(
-            "--debug",
-            help="Print every line to (>>) and from (<<) the bot, and each line of its stderr"
-            " (2>), as it happens, with the seconds since the start, on stderr.",
-        ),
-    ] = False,
+    debug: DebugOption = False,
 ) -> None:
     """Send a bot exactly what a seat was told in a logged match, up to one of its decisions,
     and show the bot's answer — legal or not, and why — beside what was played.

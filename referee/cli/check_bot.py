@@ -13,6 +13,7 @@ from referee.cli.options import (
     DEFAULT_LIMITS,
     DEFAULT_SANDBOX_MODE,
     AllowOption,
+    DebugOption,
     EnvOption,
     MoveTimeout,
     SandboxOption,
@@ -58,15 +59,7 @@ def check_bot_command(
     json_output: Annotated[
         bool, typer.Option("--json", help="Print the report as one JSON object on stdout.")
     ] = False,
-    debug: Annotated[
-        bool,
-        typer.Option(
-            "--debug",
-            help="Print every line to (>>) and from (<<) the bot, and each line of its stderr"
-            " (2>), as it happens, with the seconds since the start, on stderr; each check's"
-            " conversation under a heading.",
-        ),
-    ] = False,
+    debug: DebugOption = False,
 ) -> None:
     """Check that a bot speaks the protocol: every message and phase, a refusal, unknown
     messages and fields, the end of a match, then a full match in each seat; with what to fix.

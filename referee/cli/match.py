@@ -25,6 +25,7 @@ from referee.cli.options import (
     DEFAULT_SANDBOX_MODE,
     AllowOption,
     CpuLimit,
+    DebugOption,
     EnvOption,
     MaxHands,
     MaxLineBytes,
@@ -84,15 +85,7 @@ def match_command(
     json_output: Annotated[
         bool, typer.Option("--json", help="Print one JSON object with the outcome on stdout.")
     ] = False,
-    debug: Annotated[
-        bool,
-        typer.Option(
-            "--debug",
-            help="Print every line to (>>) and from (<<) each bot, and each line of its"
-            " stderr (2>), as it happens, with the seat and the seconds since the start, on"
-            " stderr.",
-        ),
-    ] = False,
+    debug: DebugOption = False,
 ) -> None:
     """Play one match between four bot programs and write its replay log.
 

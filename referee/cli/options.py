@@ -103,6 +103,15 @@ SandboxOption = Annotated[Sandbox, typer.Option(help=SANDBOX_HELP)]
 AllowOption = Annotated[
     list[Path] | None, typer.Option(metavar="PATH", help=ALLOW_HELP, show_default=False)
 ]
+#: ``--debug`` on every command that talks to bots (``match.trace.WireTrace``).
+DebugOption = Annotated[
+    bool,
+    typer.Option(
+        "--debug",
+        help="Print every line to (>>) and from (<<) each bot, and each line of its stderr"
+        " (2>), as it happens, with the seat and the seconds since the start, on stderr.",
+    ),
+]
 EnvOption = Annotated[
     list[str] | None, typer.Option(metavar="NAME", help=ENV_HELP, show_default=False)
 ]

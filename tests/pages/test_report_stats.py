@@ -10,15 +10,14 @@ import subprocess
 import sys
 from pathlib import Path
 
-import msgspec
 import pytest
+from support.tournaments import renamed_results
 
 from referee.pages.report_page import match_pages, report_page
 from referee.tally.sources import tally_paths
 from referee.tally.summary import summarize
 from referee.tally.tables import tables
 from referee.tally.tally import Tally
-from referee.tournament.results import read_results
 
 ROOT = Path(__file__).resolve().parents[2]
 RANDOM = f"{sys.executable} {ROOT / 'example_bots' / 'random_bot.py'}"
@@ -83,23 +82,10 @@ def test_the_plot_draws_each_entrants_make_rate_by_bid(reported: Path) -> None:
 
 
 def test_names_are_escaped_and_uncounted_logs_said(reported: Path, tmp_path: Path) -> None:
-    header, results = read_results(reported)
     hostile = '<img src=x onerror="alert(1)">'
-    rename = {"r1": hostile, "r2": "r2"}
-    entrants = [msgspec.structs.replace(e, name=rename[e.name]) for e in header.settings.entrants]
-    crafted = msgspec.structs.replace(
-        header, settings=msgspec.structs.replace(header.settings, entrants=entrants)
+    crafted, lines = renamed_results(
+        reported, {"r1": hostile, "r2": "r2"}, {1: str(tmp_path / "missing.jsonl")}
     )
-    lines = [
-        msgspec.structs.replace(
-            r,
-            first=rename[r.first],
-            second=rename[r.second],
-            winner=rename.get(r.winner or ""),
-            log=str(tmp_path / "missing.jsonl") if r.number == 1 else r.log,
-        )
-        for r in results
-    ]
     tally = Tally()
     tally.verified = True
     tally.add_results(crafted, lines, reported)

@@ -17,11 +17,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from referee.rules.tiles import SEATS, Seat
 from referee.settings import MatchLimits
 from referee.tournament.output import Ending
 from referee.tournament.plan import Entrant, MatchJob, TournamentSettings, plan
-from referee.tournament.results import MatchResult
+from referee.tournament.results import MatchResult, ResultsHeader, read_results
 from support.processes import referee
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -302,3 +304,26 @@ def warm_tournament(directory: Path, *args: str) -> subprocess.CompletedProcess[
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     return done
+
+
+def renamed_results(
+    path: Path, names: dict[str, str], logs: dict[int, str] | None = None
+) -> tuple[ResultsHeader, list[MatchResult]]:
+    """A results file's header and lines with its entrants renamed (``names``: old to new),
+    each line's log as it was or, by its match's number, as ``logs`` says."""
+    header, results = read_results(path)
+    entrants = [msgspec.structs.replace(e, name=names[e.name]) for e in header.settings.entrants]
+    header = msgspec.structs.replace(
+        header, settings=msgspec.structs.replace(header.settings, entrants=entrants)
+    )
+    lines = [
+        msgspec.structs.replace(
+            result,
+            first=names[result.first],
+            second=names[result.second],
+            winner=names.get(result.winner or ""),
+            log=(logs or {}).get(result.number, result.log),
+        )
+        for result in results
+    ]
+    return header, lines

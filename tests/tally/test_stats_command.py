@@ -16,6 +16,7 @@ import msgspec
 import pytest
 from rich.console import Console
 from support.log_edits import forged, split
+from support.tournaments import renamed_results
 from typer.testing import CliRunner
 
 from referee.cli import app
@@ -185,21 +186,9 @@ def _folder(path: Path) -> Path:
 
 def renamed(tournament: Path, tmp_path: Path, names: dict[str, str]) -> Path:
     """The tournament's results with its entrants renamed (its logs where they are)."""
-    header, results = read_results(tournament)
-    entrants = [msgspec.structs.replace(e, name=names[e.name]) for e in header.settings.entrants]
-    header = msgspec.structs.replace(
-        header, settings=msgspec.structs.replace(header.settings, entrants=entrants)
-    )
-    lines = [
-        msgspec.structs.replace(
-            r,
-            first=names[r.first],
-            second=names[r.second],
-            winner=names.get(r.winner or ""),
-            log=str(tournament.parent / "logs" / Path(r.log).name),
-        )
-        for r in results
-    ]
+    _, results = read_results(tournament)
+    where = {r.number: str(tournament.parent / "logs" / Path(r.log).name) for r in results}
+    header, lines = renamed_results(tournament, names, where)
     path = tmp_path / "renamed.jsonl"
     path.write_bytes(b"".join(msgspec.json.encode(x) + b"\n" for x in [header, *lines]))
     return path
