@@ -2,13 +2,15 @@
 
 This is the only place where a table meets processes and files. Every exit path — the end,
 a forfeit, an error in the referee, Ctrl-C — closes every bot's process group and ends the
-log with a ``match_end`` record.
+log with a ``match_end`` record. A seat a person plays (``referee play``) comes as a
+connection made in this process: no process is started for it, and its clock is off.
 """
 
 from __future__ import annotations
 
 import secrets
 import signal
+from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
 
@@ -16,7 +18,7 @@ import msgspec
 import trio
 
 from referee import bundled
-from referee.errors import BotFault, BotStartFailed
+from referee.errors import BotFault, BotStartFailed, Resigned
 from referee.files import private_directory, private_file
 from referee.match.connection import BotConnection
 from referee.match.outcome import MatchOutcome
@@ -76,6 +78,7 @@ async def run_match_in_foreground(
     commands: dict[Seat, str],
     log_path: Path,
     sandbox: SandboxPlan | None = None,
+    people: Mapping[Seat, BotConnection] | None = None,
 ) -> MatchOutcome:
     """``run_match`` for a command line: SIGTERM and SIGHUP end it like Ctrl-C does (the bots
     are closed and the log ends with ``interrupted``) and then raise ``Terminated``."""
@@ -87,7 +90,7 @@ async def run_match_in_foreground(
                     raise Terminated(signum)
 
             nursery.start_soon(watch)
-            outcome = await run_match(settings, commands, log_path, sandbox)
+            outcome = await run_match(settings, commands, log_path, sandbox, people=people)
             nursery.cancel_scope.cancel()
     return outcome
 
@@ -121,12 +124,17 @@ async def run_match(
     log_path: Path,
     sandbox: SandboxPlan | None = None,
     source: BotSource | None = None,
+    people: Mapping[Seat, BotConnection] | None = None,
 ) -> MatchOutcome:
     """Seat the four bots, play the match, give every bot back; the log is ``log_path``.
 
     ``sandbox`` is what the bots run under; by default every layer this machine has.
     ``source`` is where the bots come from: by default each is started for this match and
-    closed at its end; a warm pool lends processes kept from earlier matches."""
+    closed at its end; a warm pool lends processes kept from earlier matches. ``people``:
+    the seats a person plays, each through a connection in this process (its command is only
+    what the log says of it); their decisions are untimed, and a person who closes the
+    connection has resigned."""
+    people = people or {}
     if sandbox is None:
         sandbox = plan_sandbox(SandboxSettings(), settings, commands, [log_path.parent])
     await _hold_pages(sandbox)
@@ -140,6 +148,8 @@ async def run_match(
         table: Table | None = None
 
         async def explain(seat: Seat, fault: BotFault) -> BotFault:
+            if seat in people:  # a person's connection closes only when they leave
+                return Resigned(f"the person playing {seat} left the match")
             return await bots[seat].explain(fault)
 
         async with trio.open_nursery() as nursery:
@@ -161,15 +171,15 @@ async def run_match(
                     raise _no_sandbox(exc) from exc
                 return seat_bot(seat, bot)
 
-            connections: dict[Seat, BotConnection] = {}
+            connections: dict[Seat, BotConnection] = dict(people)
             try:
                 if source is None:
                     try:
                         source = FreshBots(sandbox)
                     except OSError as exc:  # every seat fails to start, and the log says why
-                        failures = dict.fromkeys(SEATS, _no_sandbox(exc))
+                        failures = {s: _no_sandbox(exc) for s in SEATS if s not in people}
                 for seat in SEATS:
-                    if seat in failures:
+                    if seat in failures or seat in people:
                         continue
                     assert source is not None
                     try:
@@ -193,6 +203,7 @@ async def run_match(
                     explain=explain,
                     previous_matches={seat: bot.matches_played for seat, bot in bots.items()},
                     restart=restart,
+                    people=people.keys(),
                 )
                 outcome = await table.play()
             except BaseException as exc:

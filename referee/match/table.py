@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import time
+from collections.abc import Collection
 from typing import Final
 
 import msgspec
@@ -73,6 +74,7 @@ class Table:
         explain: Explain | None = None,
         previous_matches: dict[Seat, int] | None = None,
         restart: Restart | None = None,
+        people: Collection[Seat] = (),
     ) -> None:
         self.log = log
         self.sandbox = sandbox
@@ -80,7 +82,8 @@ class Table:
         self.explain = explain
         self.seed = settings.seed
         self.max_rejections = settings.max_rejections
-        self.clock = Clock(settings)
+        #: A person's seat has no clock (``referee play``); the header names it.
+        self.clock = Clock(settings, untimed=people)
         self.policy = FaultPolicy(settings)
         previous = previous_matches or {}
         failures = start_failures or {}
@@ -106,6 +109,7 @@ class Table:
             max_hands=settings.max_hands,
             timing=Timing(wall_time=0.0),
             sandbox=sandbox,
+            people=sorted(people) if people else msgspec.UNSET,
         )
         self.startup = Startup(
             self.seats,
