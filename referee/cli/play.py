@@ -103,8 +103,6 @@ def play_command(
     from referee.settings import MatchSettings
     from referee.terminal import name_problem
 
-    if not sys.stdin.isatty():
-        raise fail("play needs a terminal to read your moves: run it in a terminal, not a pipe")
     problem = name_problem(name)
     if not 1 <= len(name) <= 100 or problem is not None:
         raise fail(f"--name: {problem or 'give 1 to 100 characters'}")
@@ -118,6 +116,8 @@ def play_command(
         )
     bot_commands = dict(zip(others, given * 3 if len(given) == 1 else given, strict=True))
     check_commands(bot_commands)
+    if not sys.stdin.isatty():
+        raise fail("play needs a terminal to read your moves: run it in a terminal, not a pipe")
     settings = MatchSettings(
         seed=random_seed() if seed is None else seed,
         **limit_fields(
@@ -194,7 +194,7 @@ def _farewell(outcome: MatchOutcome, commands: dict[Seat, str], seat: Seat, log:
     from referee.terminal import markup
 
     print_outcome(outcome, commands)
-    console = Console(highlight=False, emoji=False)
+    console = Console(highlight=False, emoji=False, soft_wrap=True)  # a command to copy whole
     side = PARTNERSHIP_OF[seat]
     marks = f"{outcome.marks[side]} marks to {outcome.marks[OPPONENTS_OF[side]]}"
     if outcome.forfeit is not None and outcome.forfeit.seat == seat:

@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
+from referee.human.sorting import in_order
 from referee.rules.actions import (
     DOUBLES,
     NO_TRUMP,
@@ -115,7 +116,9 @@ def label(action: Action) -> str:
 
 
 def choose(text: str, legal: list[Action], view: View) -> Choice:
-    """What the person's line means at a decision whose legal actions are ``legal``."""
+    """What the person's line means at a decision whose legal actions are ``legal``, which
+    the screen numbers from 1 in the order of ``sorting.in_order``."""
+    legal = in_order(legal, view)
     raw = text.strip()
     if raw.lower() in HELP_WORDS:
         return Help()

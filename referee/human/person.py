@@ -49,6 +49,8 @@ class Person:
         self.name = name
         #: The person left the match (their side forfeits).
         self.left = False
+        #: The ``act`` the person is being asked to answer (None between their turns).
+        self.asking: Act | None = None
         #: Set once ``run`` is over.
         self.finished = trio.Event()
         # Unbounded in-memory streams: the table never waits to write to the person.
@@ -91,7 +93,9 @@ class Person:
             await self._send(Ready(name=self.name))
         elif isinstance(message, Act):
             screen.events(message.events)
+            self.asking = message
             action = await self._decide(message)
+            self.asking = None
             if action is None:
                 await self._leave()
             else:

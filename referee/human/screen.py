@@ -19,6 +19,7 @@ from rich.text import Text
 
 from referee.human.choices import label, summary
 from referee.human.narration import Narrator, NewHand
+from referee.human.sorting import hand_groups, in_order
 from referee.record.render import marks_text, result_text
 from referee.rules.actions import (
     Action,
@@ -30,13 +31,12 @@ from referee.rules.actions import (
     counted,
 )
 from referee.rules.contract import Contract, side_name
-from referee.rules.suits import CALLED, STRENGTH, TRUMP_SUIT, is_trump, suit_name
+from referee.rules.suits import CALLED, TRUMP_SUIT, is_trump, suit_name
 from referee.rules.tiles import (
     MARKS_TO_WIN,
     PARTNER_OF,
     PARTNERSHIP_OF,
     PARTNERSHIPS,
-    SUIT_NAMES,
     Partnership,
     Seat,
     Tile,
@@ -59,24 +59,6 @@ KEYS = (
     "  6-4, [6|4] or 64 (a tile)",
     "  ? this help · q leave the match (your side forfeits; Ctrl-D too) · Ctrl-C stop it",
 )
-
-
-def hand_groups(tiles: list[Tile], trump: Trump | None) -> list[tuple[str, list[Tile]]]:
-    """The tiles by suit, highest first: before trump is named, by the higher half; after,
-    trump first and then the suit each tile calls, each by its strength in that suit."""
-    groups: dict[int, list[Tile]] = {}
-    for tile in tiles:
-        suit = tile.high if trump is None else CALLED[trump][tile]
-        groups.setdefault(suit, []).append(tile)
-    named: list[tuple[str, list[Tile]]] = []
-    for suit in sorted(groups, reverse=True):
-        if trump is None:
-            ranked = sorted(groups[suit], key=lambda t: (t.is_double, t.low), reverse=True)
-        else:
-            strength = STRENGTH[trump][suit]
-            ranked = sorted(groups[suit], key=lambda t: strength[t], reverse=True)
-        named.append((suit_name(suit) if trump is not None else SUIT_NAMES[suit], ranked))
-    return named
 
 
 def tile_text(tile: Tile, trump: Trump | None) -> Text:
@@ -175,10 +157,11 @@ class Screen:
         grid.add_row("Your tiles", hand_text(view.hand, trump))
         self.console.print(grid)
         self.console.print(Text(f"Your turn — {_what(view, legal)}:", style="bold"))
-        width = max(len(label(action)) for action in legal) + 5
+        numbered = in_order(legal, view)
+        width = max(len(label(action)) for action in numbered) + 5
         self.console.print(
             Columns(
-                [Text(f"{n:>2}  {label(action)}") for n, action in enumerate(legal, 1)],
+                [Text(f"{n:>2}  {label(action)}") for n, action in enumerate(numbered, 1)],
                 width=width,
                 padding=(0, 1),
             )

@@ -18,7 +18,7 @@ import msgspec
 import trio
 
 from referee import bundled
-from referee.errors import BotFault, BotStartFailed, Resigned
+from referee.errors import BotFault, BotStartFailed
 from referee.files import private_directory, private_file
 from referee.match.connection import BotConnection
 from referee.match.outcome import MatchOutcome
@@ -148,8 +148,6 @@ async def run_match(
         table: Table | None = None
 
         async def explain(seat: Seat, fault: BotFault) -> BotFault:
-            if seat in people:  # a person's connection closes only when they leave
-                return Resigned(f"the person playing {seat} left the match")
             return await bots[seat].explain(fault)
 
         async with trio.open_nursery() as nursery:

@@ -30,7 +30,7 @@ from referee.match.broadcast import Broadcast
 from referee.match.clock import Clock
 from referee.match.connection import BotConnection
 from referee.match.exchange import Decision
-from referee.match.faults import Explain, FaultPolicy, explained, gone
+from referee.match.faults import Explain, FaultPolicy, explained, gone, people_resign
 from referee.match.outcome import MatchOutcome, MatchOver, forfeit, told_detail
 from referee.match.seat import SeatState
 from referee.match.startup import Restart, Startup
@@ -78,8 +78,9 @@ class Table:
     ) -> None:
         self.log = log
         self.sandbox = sandbox
-        #: Turns a bot's going away into its precise fault (a sandbox bound, its exit status).
-        self.explain = explain
+        #: Turns a bot's going away into its precise fault (a sandbox bound, its exit status);
+        #: a person's going away is their resigning.
+        explain = self.explain = people_resign(explain, frozenset(people))
         self.seed = settings.seed
         self.max_rejections = settings.max_rejections
         #: A person's seat has no clock (``referee play``); the header names it.
