@@ -99,7 +99,7 @@ def play_command(
     without a terminal, 130 after Ctrl-C.
     """
     from referee.match.runner import random_seed
-    from referee.rules.tiles import SEATS
+    from referee.rules.tiles import PARTNER_OF, SEATS
     from referee.settings import MatchSettings
     from referee.terminal import name_problem
 
@@ -136,7 +136,7 @@ def play_command(
     log_path = new_log(log)
     # The person's seat is planned as its partner's bot would be, so that the line and the
     # header say the bots' layers; no process runs there.
-    planned = {s: bot_commands.get(s, bot_commands[others[0]]) for s in SEATS}
+    planned = {s: bot_commands.get(s, bot_commands[PARTNER_OF[mine]]) for s in SEATS}
     try:
         secrets = [log_path.parent]
         plan = sandbox_plan(sandbox, sandbox_allow, sandbox_env, settings, planned, secrets)
