@@ -36,7 +36,10 @@ class Keyboard:
         self.console.print(Text(prompt), end="")
         self.console.file.flush()
         await trio.lowlevel.wait_readable(self.fd)
-        data = os.read(self.fd, _READ_SIZE)
+        try:
+            data = os.read(self.fd, _READ_SIZE)
+        except OSError:  # the terminal went away (EIO): its input has ended
+            data = b""
         if not data.endswith(b"\n"):
             self.console.print()  # Ctrl-D leaves the cursor after the prompt or the text
         if not data:
