@@ -8,11 +8,13 @@ from __future__ import annotations
 import random
 import re
 import sys
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from support.bot_commands import RANDOM_BOT
+from support.processes import with_marker
 from support.tmux import NO_TMUX, TMUX, Pane, prompts
 
 from referee.human.screen import CONFIRM, PROMPT
@@ -32,9 +34,9 @@ CHOICE = re.compile(r"(?<!\S)(\d{1,2})  (\S+(?: \S+)*)")
 def play(tmp_path: Path) -> Iterator[tuple[Pane, Path]] | None:
     panes: list[Pane] = []
 
-    def start(*args: str) -> tuple[Pane, Path]:
+    def start(*args: str, bot: str = RANDOM_BOT) -> tuple[Pane, Path]:
         log = tmp_path / "logs" / f"m{len(panes)}.jsonl"
-        command = [sys.executable, "-m", "referee", "play", RANDOM_BOT, "--log", str(log), *args]
+        command = [sys.executable, "-m", "referee", "play", bot, "--log", str(log), *args]
         pane = Pane(command, tmp_path, tmp_path / "tmux.conf")
         panes.append(pane)
         return pane, log
@@ -49,6 +51,20 @@ def _choices(screen: str) -> dict[int, str]:
     block = screen[screen.rindex("Your turn") :]
     block = block[block.index("\n") : block.rindex(ASKED)]
     return {int(number): text for number, text in CHOICE.findall(block)}
+
+
+def _bots(marker: str) -> list[int]:
+    """The bots of a match, by the marker given them as an argument of their own (the
+    referee's and tmux's command lines hold it inside the bot's command)."""
+    bots = []
+    for pid in with_marker(marker):
+        try:
+            argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if marker.encode() in argv:
+            bots.append(pid)
+    return bots
 
 
 def _decision(pane: Pane, answered: int) -> str:
@@ -102,10 +118,13 @@ def test_q_asks_and_then_the_person_forfeits(play) -> None:  # type: ignore[no-u
 
 
 def test_ctrl_c_ends_the_match_interrupted(play) -> None:  # type: ignore[no-untyped-def]
-    pane, log = play("--seed", "5", "--sandbox", "off")
+    marker = f"play-test-{uuid.uuid4().hex}"  # the random bot ignores its arguments
+    pane, log = play("--seed", "5", "--sandbox", "off", bot=f"{RANDOM_BOT} {marker}")
     _decision(pane, 0)
+    assert len(_bots(marker)) == 3  # the bots are up
     pane.keys("C-c")
     assert pane.wait_exit() == 130
+    assert not _bots(marker)  # and closed before the referee exited
     assert "referee: interrupted; the log ends there" in pane.screen()
     replayed = read_log(log)
     end = replayed.records[-1]
