@@ -137,7 +137,16 @@ class Header(_Record, frozen=True, tag="header"):
     sandbox: SandboxReport | None = None
     #: The seats a person played at the terminal (``referee play``), with no time limit;
     #: absent when every seat was a bot (and in older logs).
-    people: list[Seat] | msgspec.UnsetType = msgspec.UNSET
+    people: (
+        Annotated[
+            list[Seat],
+            msgspec.Meta(
+                description="The seats a person played at the terminal (referee play), in seat"
+                " order, with no time limit; absent when every seat was a bot."
+            ),
+        ]
+        | msgspec.UnsetType
+    ) = msgspec.UNSET
 
 
 class BotReady(_Record, frozen=True, tag="ready"):
