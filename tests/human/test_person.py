@@ -4,6 +4,9 @@ keep theirs, bad input is asked again and never a fault, and leaving forfeits cl
 
 from __future__ import annotations
 
+import json
+
+import jsonschema
 import pytest
 import trio.testing
 from support.fakes import CLOSE, Reply, delayed, random_policy
@@ -23,6 +26,7 @@ from referee.record.records import (
 )
 from referee.record.verify import verify
 from referee.rules import Seat
+from referee.spec.schema import log_schema
 
 pytestmark = pytest.mark.filterwarnings("error")
 
@@ -132,3 +136,17 @@ async def test_a_bots_forfeit_is_shown_to_the_person() -> None:
 async def test_the_bots_are_told_exactly_what_bots_are_told() -> None:
     run = await play_with_person(by_number(6), seat="B", seed=12)
     check_run(run)  # type: ignore[arg-type]
+
+
+async def test_the_log_of_a_persons_match_follows_the_log_schema() -> None:
+    schema = log_schema()
+    validator = jsonschema.Draft202012Validator(
+        {"$ref": "#/$defs/LogRecord", "$defs": schema["$defs"]}
+    )
+    run = await play_with_person(then(["q", "y"], by_number(1)), seat="B", seed=2)
+    lines = [json.loads(line) for line in run.log.splitlines()]
+    for line in lines:
+        line.pop("chain")
+        validator.validate(line)
+    assert lines[0]["people"] == ["B"]
+    assert not validator.is_valid({**lines[0], "people": ["E"]})
