@@ -25,6 +25,7 @@
             ├── BotStartFailed      the command could not be started
             ├── BotTimeout          no answer in time (hello or act)
             ├── BotCrashed          the bot exited or closed its stdout
+            │   └── Resigned        the person playing the seat left (``referee play``)
             ├── BotNotReading       the bot stopped reading its stdin
             ├── LineTooLong         a line over the size bound, discarded unread
             ├── TooManyRejections   ``max_rejections`` refused answers for one decision
@@ -164,6 +165,13 @@ class BotCrashed(BotFault):
     """The bot exited or closed its stdout."""
 
     code = "crashed"
+
+
+class Resigned(BotCrashed):
+    """The person playing the seat left the match (``referee play``: ``q``, or the end of
+    their input): the seat forfeits."""
+
+    code = "resigned"
 
 
 class BotNotReading(BotFault):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -43,6 +45,7 @@ from referee.cli.options import (
     check_commands,
     fail,
     limit_fields,
+    new_log,
     sandbox_plan,
 )
 
@@ -93,8 +96,7 @@ def match_command(
     arguments; 1 if the referee itself failed.
     """
 
-    from referee.files import private_directory, private_file
-    from referee.match.runner import default_log_path, random_seed, seat_commands
+    from referee.match.runner import random_seed, seat_commands
     from referee.match.trace import WireTrace
     from referee.rules.deal import MAX_SEED
     from referee.settings import MatchSettings
@@ -124,16 +126,7 @@ def match_command(
             scratch_limit=scratch_limit,
         ),
     )
-    if log is not None and (not str(log).strip() or log.is_dir()):
-        raise fail(f"--log {str(log)!r}: give the log file's name, e.g. --log matches/m1.jsonl")
-    log_path = log or default_log_path()
-    if log_path.exists():
-        raise fail(f"{log_path} already exists: choose another --log or remove it")
-    try:
-        private_directory(log_path.parent)
-        private_file(log_path).close()  # a log that cannot be written is a usage mistake
-    except OSError as exc:
-        raise fail(f"cannot write the log {log_path}: {exc.strerror or exc}") from None
+    log_path = new_log(log)
     try:
         plan = sandbox_plan(
             sandbox, sandbox_allow, sandbox_env, settings, commands, [log_path.parent]
@@ -161,14 +154,24 @@ def play(
     sandbox: SandboxPlan,
     trace: WireTrace | None = None,
 ) -> MatchOutcome:
-    """Run a match in the foreground; Ctrl-C, SIGTERM and SIGHUP end it cleanly (exit 130,
-    143, 129), and a failure of the referee itself exits 1 with one line — never a traceback."""
+    """Run a match in the foreground (see ``in_foreground``)."""
+    from referee.match.runner import run_match_in_foreground
+
+    return in_foreground(
+        partial(run_match_in_foreground, settings, commands, log_path, sandbox, trace), log_path
+    )
+
+
+def in_foreground(main: Callable[[], Awaitable[MatchOutcome]], log_path: Path) -> MatchOutcome:
+    """Run ``main``, a match writing ``log_path``: Ctrl-C, SIGTERM and SIGHUP end it cleanly
+    (exit 130, 143, 129), and a failure of the referee itself exits 1 with one line — never a
+    traceback."""
     import trio
 
-    from referee.match.runner import Terminated, interrupted, leaf_error, run_match_in_foreground
+    from referee.match.runner import Terminated, interrupted, leaf_error
 
     try:
-        return trio.run(run_match_in_foreground, settings, commands, log_path, sandbox, trace)
+        return trio.run(main)
     except BaseException as exc:
         if interrupted(exc):
             cause = leaf_error(exc)

@@ -86,6 +86,25 @@ def fail(message: str) -> typer.Exit:
     return typer.Exit(USAGE)
 
 
+def new_log(log: Path | None) -> Path:
+    """The log a match will write, made now (empty, private): exit 2 with one line for a name
+    that is no file's, a log that exists (never overwritten) or one that cannot be written."""
+    from referee.files import private_directory, private_file
+    from referee.match.runner import default_log_path
+
+    if log is not None and (not str(log).strip() or log.is_dir()):
+        raise fail(f"--log {str(log)!r}: give the log file's name, e.g. --log matches/m1.jsonl")
+    log_path = log or default_log_path()
+    if log_path.exists():
+        raise fail(f"{log_path} already exists: choose another --log or remove it")
+    try:
+        private_directory(log_path.parent)
+        private_file(log_path).close()  # a log that cannot be written is a usage mistake
+    except OSError as exc:
+        raise fail(f"cannot write the log {log_path}: {exc.strerror or exc}") from None
+    return log_path
+
+
 SANDBOX_HELP = (
     "auto: every sandbox layer this machine has (one line says which); strict: refuse to start"
     " without the layers a competition needs; off: bots run as you, in their own process group."

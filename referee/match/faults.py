@@ -6,10 +6,10 @@ The rules of the policy (strikes, the fault stream, the forced choice) are
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Collection
 from typing import Literal
 
-from referee.errors import BotCrashed, BotFault, BotNotReading
+from referee.errors import BotCrashed, BotFault, BotNotReading, Resigned
 from referee.match.seat import SeatState
 from referee.rules.actions import Action
 from referee.rules.tiles import Seat
@@ -23,6 +23,20 @@ def gone(fault: BotFault) -> bool:
     """Did the bot go away (crashed, stopped reading)? It cannot answer again, and the runner
     may know precisely why (a sandbox bound, its exit status)."""
     return isinstance(fault, BotCrashed | BotNotReading)
+
+
+def people_resign(explain: Explain | None, people: Collection[Seat]) -> Explain | None:
+    """``explain``, where a person's seat that went away has resigned: a person's connection
+    (``referee play``) closes only when they leave the match."""
+    if not people:
+        return explain
+
+    async def resigned(seat: Seat, fault: BotFault) -> BotFault:
+        if seat in people:
+            return Resigned(f"the person playing {seat} left the match")
+        return fault if explain is None else await explain(seat, fault)
+
+    return resigned
 
 
 async def explained(explain: Explain | None, seat: Seat, fault: BotFault) -> BotFault:

@@ -50,9 +50,15 @@ def logged_settings(header: Header) -> MatchSettings:
 
 def rerun_of(replay_log: LogFile) -> Rerun:
     """The re-run of a logged match; ``ValueError`` with one line when it cannot be played
-    here: an earlier re-run's log is in the way, or a logged command cannot start (the real
-    cause, rather than "the game differs" after the match)."""
+    here: a person played in it, an earlier re-run's log is in the way, or a logged command
+    cannot start (the real cause, rather than "the game differs" after the match)."""
     header = replay_log.header
+    if header.people:
+        seats = " and ".join(header.people)
+        raise ValueError(
+            f"cannot re-run: a person played seat {seats} (referee play), and a person's"
+            " moves cannot be played again; --verify checks the log instead"
+        )
     log = replay_log.path.with_name(replay_log.path.stem + ".rerun.jsonl")
     if log.exists():
         raise ValueError(f"{log} exists (an earlier re-run): remove it first")

@@ -2,14 +2,15 @@
 
 This is the only place where a table meets processes and files. Every exit path — the end,
 a forfeit, an error in the referee, Ctrl-C — closes every bot's process group and ends the
-log with a ``match_end`` record.
+log with a ``match_end`` record. A seat a person plays (``referee play``) comes as a
+connection made in this process: no process is started for it, and its clock is off.
 """
 
 from __future__ import annotations
 
 import secrets
 import signal
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from datetime import datetime
 from functools import partial
 from pathlib import Path
@@ -98,11 +99,12 @@ async def run_match_in_foreground(
     log_path: Path,
     sandbox: SandboxPlan | None = None,
     trace: WireTrace | None = None,
+    people: Mapping[Seat, BotConnection] | None = None,
 ) -> MatchOutcome:
     """``run_match`` for a command line (``in_foreground``: the log ends with
     ``interrupted``)."""
     return await in_foreground(
-        partial(run_match, settings, commands, log_path, sandbox, trace=trace)
+        partial(run_match, settings, commands, log_path, sandbox, trace=trace, people=people)
     )
 
 
@@ -136,13 +138,18 @@ async def run_match(
     sandbox: SandboxPlan | None = None,
     source: BotSource | None = None,
     trace: WireTrace | None = None,
+    people: Mapping[Seat, BotConnection] | None = None,
 ) -> MatchOutcome:
     """Seat the four bots, play the match, give every bot back; the log is ``log_path``.
 
     ``sandbox`` is what the bots run under; by default every layer this machine has.
     ``source`` is where the bots come from: by default each is started for this match and
     closed at its end; a warm pool lends processes kept from earlier matches. ``trace``
-    (``--debug``) is told every line to and from each bot."""
+    (``--debug``) is told every line to and from each bot. ``people``: the seats a person
+    plays, each through a connection in this process (its command is only what the log says
+    of it); their decisions are untimed, and a person who closes the connection has
+    resigned."""
+    people = people or {}
     if sandbox is None:
         sandbox = plan_sandbox(SandboxSettings(), settings, commands, [log_path.parent])
     await _hold_pages(sandbox)
@@ -184,15 +191,15 @@ async def run_match(
                     raise _no_sandbox(exc) from exc
                 return seat_bot(seat, bot)
 
-            connections: dict[Seat, BotConnection] = {}
+            connections: dict[Seat, BotConnection] = dict(people)
             try:
                 if source is None:
                     try:
                         source = FreshBots(sandbox)
                     except OSError as exc:  # every seat fails to start, and the log says why
-                        failures = dict.fromkeys(SEATS, _no_sandbox(exc))
+                        failures = {s: _no_sandbox(exc) for s in SEATS if s not in people}
                 for seat in SEATS:
-                    if seat in failures:
+                    if seat in failures or seat in people:
                         continue
                     assert source is not None
                     try:
@@ -216,6 +223,7 @@ async def run_match(
                     explain=explain,
                     previous_matches={seat: bot.matches_played for seat, bot in bots.items()},
                     restart=restart,
+                    people=people.keys(),
                 )
                 outcome = await table.play()
             except BaseException as exc:

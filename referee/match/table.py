@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import time
+from collections.abc import Collection
 from typing import Final
 
 import msgspec
@@ -29,7 +30,7 @@ from referee.match.broadcast import Broadcast
 from referee.match.clock import Clock
 from referee.match.connection import BotConnection
 from referee.match.exchange import Decision
-from referee.match.faults import Explain, FaultPolicy, explained, gone
+from referee.match.faults import Explain, FaultPolicy, explained, gone, people_resign
 from referee.match.outcome import MatchOutcome, MatchOver, forfeit, told_detail
 from referee.match.seat import SeatState
 from referee.match.startup import Restart, Startup
@@ -73,14 +74,17 @@ class Table:
         explain: Explain | None = None,
         previous_matches: dict[Seat, int] | None = None,
         restart: Restart | None = None,
+        people: Collection[Seat] = (),
     ) -> None:
         self.log = log
         self.sandbox = sandbox
-        #: Turns a bot's going away into its precise fault (a sandbox bound, its exit status).
-        self.explain = explain
+        #: Turns a bot's going away into its precise fault (a sandbox bound, its exit status);
+        #: a person's going away is their resigning.
+        explain = self.explain = people_resign(explain, frozenset(people))
         self.seed = settings.seed
         self.max_rejections = settings.max_rejections
-        self.clock = Clock(settings)
+        #: A person's seat has no clock (``referee play``); the header names it.
+        self.clock = Clock(settings, untimed=people)
         self.policy = FaultPolicy(settings)
         previous = previous_matches or {}
         failures = start_failures or {}
@@ -106,6 +110,7 @@ class Table:
             max_hands=settings.max_hands,
             timing=Timing(wall_time=0.0),
             sandbox=sandbox,
+            people=sorted(people) if people else msgspec.UNSET,
         )
         self.startup = Startup(
             self.seats,

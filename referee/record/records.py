@@ -122,7 +122,8 @@ def game_digest(record: GameRecord) -> str:
 
 
 class Header(_Record, frozen=True, tag="header"):
-    """First record: versions, the seed, the bot commands and the limits."""
+    """First record: versions, the seed, the bot commands and the limits (which a person's
+    seat, named in ``people``, does not play under)."""
 
     log_version: int
     referee_version: str
@@ -134,6 +135,18 @@ class Header(_Record, frozen=True, tag="header"):
     timing: Timing
     #: The sandbox layers each seat ran under, and why any was off (absent in older logs).
     sandbox: SandboxReport | None = None
+    #: The seats a person played at the terminal (``referee play``), with no time limit;
+    #: absent when every seat was a bot (and in older logs).
+    people: (
+        Annotated[
+            list[Seat],
+            msgspec.Meta(
+                description="The seats a person played at the terminal (referee play), in seat"
+                " order, with no time limit; absent when every seat was a bot."
+            ),
+        ]
+        | msgspec.UnsetType
+    ) = msgspec.UNSET
 
 
 class BotReady(_Record, frozen=True, tag="ready"):

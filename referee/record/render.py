@@ -65,6 +65,8 @@ def _header_lines(header: Header, readies: dict[Seat, BotReady]) -> Iterator[str
             earlier = ready.previous_matches
             kept = f" [kept after {earlier} earlier match{'es' if earlier > 1 else ''}]"
         side = side_name(PARTNERSHIP_OF[seat])
+        if header.people and seat in header.people:
+            kept += " [a person, no time limit]"
         yield f"  {seat} ({side}): {name} — {header.bots[seat]}{kept}"
     limits = header.limits
     yield (

@@ -1,0 +1,211 @@
+"""``referee play``: a person at the table, in one seat, against bots in the other three."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Final
+
+import typer
+
+if TYPE_CHECKING:
+    from referee.human.person import Person
+    from referee.match.outcome import MatchOutcome
+    from referee.rules.tiles import Seat
+    from referee.sandbox.policy import SandboxPlan
+    from referee.settings import MatchSettings
+
+from referee.cli.app import app
+from referee.cli.match import in_foreground
+from referee.cli.options import (
+    DEFAULT_LIMITS,
+    DEFAULT_SANDBOX_MODE,
+    AllowOption,
+    CpuLimit,
+    EnvOption,
+    MaxHands,
+    MaxLineBytes,
+    MaxProcesses,
+    MaxRejections,
+    MemoryLimit,
+    MoveTimeout,
+    SandboxOption,
+    ScratchLimit,
+    SeatName,
+    StartupTimeout,
+    TimeBank,
+    bundled_bot,
+    check_commands,
+    fail,
+    limit_fields,
+    new_log,
+    sandbox_plan,
+    seat_of,
+)
+
+#: What the log's header gives as the command of the person's seat (``people`` names it).
+PERSON_COMMAND: Final = "(a person at the terminal)"
+#: The bot in the other seats when none is given: the strongest bundled bot, which plays in
+#: about 10 ms a move (a person never waits on it) and makes a partner worth having.
+DEFAULT_BOT: Final = "strong_bot.py"
+DEFAULT_SEAT: Final = SeatName("A")
+
+
+@app.command("play")
+def play_command(
+    bots: Annotated[
+        list[str] | None,
+        typer.Argument(
+            metavar="BOT",
+            help="One bot command for the three other seats, or three (the other seats in"
+            " order, e.g. B, C, D when you play A), each one string split as a shell would."
+            " None: the bundled strong bot in all three.",
+            show_default=False,
+        ),
+    ] = None,
+    seat: Annotated[
+        SeatName, typer.Option(help="The seat you play (A+C against B+D).")
+    ] = DEFAULT_SEAT,
+    seed: Annotated[
+        int | None,
+        typer.Option(min=0, max=2**64 - 1, help="Match seed: first dealer and every deal."),
+    ] = None,
+    log: Annotated[
+        Path | None,
+        typer.Option(help="Replay log path (JSON lines). Default: a new file under ./matches/."),
+    ] = None,
+    name: Annotated[str, typer.Option(help="Your name in the log (1-100 characters).")] = "person",
+    move_timeout: MoveTimeout = DEFAULT_LIMITS.move_timeout,
+    startup_timeout: StartupTimeout = DEFAULT_LIMITS.startup_timeout,
+    time_bank: TimeBank = DEFAULT_LIMITS.time_bank,
+    max_rejections: MaxRejections = DEFAULT_LIMITS.max_rejections,
+    max_hands: MaxHands = DEFAULT_LIMITS.max_hands,
+    max_line_bytes: MaxLineBytes = DEFAULT_LIMITS.max_line_bytes,
+    sandbox: SandboxOption = DEFAULT_SANDBOX_MODE,
+    sandbox_allow: AllowOption = None,
+    sandbox_env: EnvOption = None,
+    memory_limit: MemoryLimit = DEFAULT_LIMITS.memory_mb,
+    scratch_limit: ScratchLimit = DEFAULT_LIMITS.scratch_mb,
+    cpu_limit: CpuLimit = DEFAULT_LIMITS.cpu_seconds,
+    max_processes: MaxProcesses = DEFAULT_LIMITS.max_processes,
+) -> None:
+    """Play a match yourself, in one seat, against bots in the other three.
+
+    Your view and your choices, numbered, are shown in the terminal; answer with a number or
+    the action (pass, 31, sixes, 6-4). You have no time limit; the bots keep theirs and run
+    as in 'referee match'. q leaves the match (your side forfeits); the replay log is an
+    ordinary one. Exits 0 when the match was played to its end, 2 for bad arguments or
+    without a terminal, 130 after Ctrl-C.
+    """
+    from referee.match.runner import random_seed
+    from referee.rules.tiles import PARTNER_OF, SEATS
+    from referee.settings import MatchSettings
+    from referee.terminal import name_problem
+
+    problem = name_problem(name)
+    if not 1 <= len(name) <= 100 or problem is not None:
+        raise fail(f"--name: {problem or 'give 1 to 100 characters'}")
+    mine = seat_of(seat)
+    others = [other for other in SEATS if other != mine]
+    given = bots or [bundled_bot(DEFAULT_BOT)]
+    if len(given) not in (1, 3):
+        raise fail(
+            f"give one bot command (all three other seats) or three ({', '.join(others)}),"
+            f" not {len(given)}"
+        )
+    bot_commands = dict(zip(others, given * 3 if len(given) == 1 else given, strict=True))
+    check_commands(bot_commands)
+    if not sys.stdin.isatty():
+        raise fail("play needs a terminal to read your moves: run it in a terminal, not a pipe")
+    settings = MatchSettings(
+        seed=random_seed() if seed is None else seed,
+        **limit_fields(
+            move_timeout=move_timeout,
+            startup_timeout=startup_timeout,
+            time_bank=time_bank,
+            max_rejections=max_rejections,
+            max_hands=max_hands,
+            max_line_bytes=max_line_bytes,
+            memory_limit=memory_limit,
+            cpu_limit=cpu_limit,
+            max_processes=max_processes,
+            scratch_limit=scratch_limit,
+        ),
+    )
+    log_path = new_log(log)
+    # The person's seat is planned as its partner's bot would be, so that the line and the
+    # header say the bots' layers; no process runs there.
+    planned = {s: bot_commands.get(s, bot_commands[PARTNER_OF[mine]]) for s in SEATS}
+    try:
+        secrets = [log_path.parent]
+        plan = sandbox_plan(sandbox, sandbox_allow, sandbox_env, settings, planned, secrets)
+    except typer.Exit:
+        log_path.unlink(missing_ok=True)  # refused: no match, no log
+        raise
+    commands = {s: bot_commands.get(s, PERSON_COMMAND) for s in SEATS}
+    person = _person(mine, name, commands)
+    outcome = in_foreground(lambda: _play(settings, commands, log_path, plan, person), log_path)
+    _farewell(outcome, commands, mine, log_path)
+
+
+def _person(seat: Seat, name: str, commands: dict[Seat, str]) -> Person:
+    from rich.console import Console
+
+    from referee.human.keyboard import Keyboard
+    from referee.human.person import Person
+    from referee.human.screen import Screen
+
+    console = Console(highlight=False, emoji=False)
+    screen = Screen(console, seat)
+    screen.welcome(commands)
+    return Person(seat, screen, Keyboard(console), name)
+
+
+async def _play(
+    settings: MatchSettings,
+    commands: dict[Seat, str],
+    log_path: Path,
+    sandbox: SandboxPlan,
+    person: Person,
+) -> MatchOutcome:
+    """The match with the person in their seat; it ends once the person has seen its end."""
+    import trio
+
+    from referee.match.runner import run_match_in_foreground
+
+    seat = {person.seat: person.connect(settings.max_line_bytes)}
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(person.run)
+        outcome = await run_match_in_foreground(settings, commands, log_path, sandbox, people=seat)
+        await person.close_table_side()
+        await person.finished.wait()
+    return outcome
+
+
+def _farewell(outcome: MatchOutcome, commands: dict[Seat, str], seat: Seat, log: Path) -> None:
+    """The result as ``referee match`` prints it, what it means for the person, and how to
+    see the match again."""
+    from rich.console import Console
+
+    from referee.display import print_outcome
+    from referee.rules.contract import side_name
+    from referee.rules.tiles import OPPONENTS_OF, PARTNERSHIP_OF
+    from referee.terminal import markup
+
+    print_outcome(outcome, commands)
+    console = Console(highlight=False, emoji=False, soft_wrap=True)  # a command to copy whole
+    side = PARTNERSHIP_OF[seat]
+    marks = f"{outcome.marks[side]} marks to {outcome.marks[OPPONENTS_OF[side]]}"
+    if outcome.forfeit is not None and outcome.forfeit.seat == seat:
+        verdict = f"You left the match: {side_name(side)} forfeits ({marks})."
+    elif outcome.winner == side:
+        verdict = f"You won, {side_name(side)}: {marks}."
+    elif outcome.winner is not None:
+        verdict = f"You lost, {side_name(side)}: {marks}."
+    else:
+        verdict = f"Nobody won ({outcome.end}): {marks}."
+    console.print(verdict, style="bold")
+    program = sys.argv[0] if Path(sys.argv[0]).name == "referee" else "referee"
+    command = shlex.join([program, "replay", str(log), "--html"])
+    console.print(f"See it again in the viewer: {markup(command)}  (then open the page it writes)")
