@@ -15,14 +15,18 @@ from pathlib import Path
 import pytest
 from support.bot_commands import RANDOM_BOT
 from support.processes import with_marker
-from support.tmux import NO_TMUX, TMUX, Pane, prompts
+from support.tmux import Pane, prompts, require_tmux
 
 from referee.human.screen import CONFIRM, PROMPT
 from referee.record.log import read_log
 from referee.record.records import ActRecord, MatchEndRecord
 from referee.record.verify import verify
 
-pytestmark = pytest.mark.skipif(TMUX is None, reason=NO_TMUX)
+
+@pytest.fixture(autouse=True)
+def _tmux() -> None:
+    require_tmux()
+
 
 ASKED = PROMPT.format(seat="A")
 END = "See it again in the viewer"

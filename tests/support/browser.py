@@ -1,6 +1,6 @@
 """Headless Chromium for the page tests: Debian's ``chromium`` driven through its own
 ``chromedriver`` (the same build, so they always agree; nothing is downloaded).
-``tests/install_browser.sh`` (part of the README's test command, so of ``.ci/run``) installs
+``tests/install_tools.sh`` (part of the README's test command, so of ``.ci/run``) installs
 both when they are missing. Where they cannot be had, it says why in
 ``tests/.browser-unavailable`` and the tests skip with that reason; under CI a browser missing
 for no recorded reason fails them instead."""
@@ -18,7 +18,7 @@ from referee.bench.browser import NoBrowser, start_session
 
 SKIP = (
     "no headless Chromium here: install Debian's chromium and chromium-driver"
-    " (sh tests/install_browser.sh does, as root) and selenium (the test extras)"
+    " (sh tests/install_tools.sh does, as root) and selenium (the test extras)"
 )
 
 
@@ -31,7 +31,7 @@ def open_browser(width: int = 1280, height: int = 1000) -> Iterator[Any]:
         if why.is_file():
             pytest.skip(f"{SKIP}: {why.read_text().strip()}")
         if os.environ.get("CI"):
-            pytest.fail(f"{exc}; under CI tests/install_browser.sh should have installed it")
+            pytest.fail(f"{exc}; under CI tests/install_tools.sh should have installed it")
         pytest.skip(f"{SKIP} ({exc})")
     try:
         yield session

@@ -18,8 +18,26 @@ from pathlib import Path
 from typing import Final
 
 TMUX: Final = shutil.which("tmux")
+#: Why ``tests/install_tools.sh`` could not install tmux, when it could not.
+_UNAVAILABLE: Final = Path(__file__).resolve().parents[1] / ".tmux-unavailable"
 #: Why the terminal tests skip: the only reason they may.
-NO_TMUX: Final = "tmux is not installed: the tests that play in a terminal need it"
+NO_TMUX: Final = "tmux is not installed: the tests that play in a terminal need it" + (
+    f" ({_UNAVAILABLE.read_text().strip()})" if _UNAVAILABLE.is_file() else ""
+)
+
+
+def require_tmux() -> None:
+    """Skip without tmux, or fail under CI when nothing recorded why it is missing
+    (``tests/install_tools.sh`` installs it: a broken install must not pass as a skip)."""
+    import pytest
+
+    if TMUX is not None:
+        return
+    if os.environ.get("CI") and not _UNAVAILABLE.is_file():
+        pytest.fail("tmux is missing; under CI tests/install_tools.sh should have installed it")
+    pytest.skip(NO_TMUX)
+
+
 #: Seconds a screen may take to show what is waited for (bots start, the machine is shared).
 PATIENCE: Final = 60.0
 
