@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import time
+import uuid
 from pathlib import Path
 
 import pytest
@@ -24,7 +25,7 @@ def _kill_referee_mid_match(tmp_path: Path, mode: str) -> tuple[str, list[int], 
     """Start a match of bots that each leave a SIGTERM-proof grandchild and then think
     forever, SIGKILL the referee; return the marker, what still runs a second later, and
     the referee's pid."""
-    marker = f"marker-{tmp_path.name}-{mode}"
+    marker = f"marker-{tmp_path.name}-{mode}-{uuid.uuid4().hex[:12]}"  # this run's alone
     bot = shlex.join(
         [sys.executable, str(BOTS / "grandchild_bot.py"), "--then", "hang", "--marker", marker]
     )
@@ -42,9 +43,19 @@ def _kill_referee_mid_match(tmp_path: Path, mode: str) -> tuple[str, list[int], 
             assert time.monotonic() < deadline, "the match did not start"
             time.sleep(0.05)
         # The referee's command line names the bots too: so do its own process, and the
-        # keeper and init of each seat's namespaces, which are copies of it.
+        # keeper and init of each seat's namespaces, which are copies of it. A bot may say
+        # ready before its grandchild is up: wait for all eight.
+        while len([pid for pid in with_marker(marker) if not _is_referee(pid)]) != 8:
+            assert time.monotonic() < deadline, "four bots and four grandchildren did not start"
+            time.sleep(0.05)
         bots = [pid for pid in with_marker(marker) if not _is_referee(pid)]
         assert len(bots) == 8  # four bots, four grandchildren
+    except BaseException:
+        referee.kill()
+        referee.wait()
+        for pid in with_marker(marker):  # without the sandbox nothing else would end them
+            os.kill(pid, signal.SIGKILL)
+        raise
     finally:
         referee.kill()
         referee.wait()
