@@ -78,19 +78,12 @@ async def _converse(
     answered: Callable[[Question, Answer], None] | None,
 ) -> Asked:
     """The conversation, while the bot's stderr is read."""
-    drained = trio.Event()
-
-    async def drain() -> None:
-        try:
-            await bot.drain_stderr()
-        finally:
-            drained.set()
 
     async def explain(seat: Seat, fault: BotFault) -> BotFault:
         return await bot.explain(fault)
 
     async with trio.open_nursery() as nursery:
-        nursery.start_soon(drain)
+        nursery.start_soon(bot.drain_stderr)
         connection = bot.connect(settings.max_line_bytes)
         asked = await Conversation(connection, transcript, settings, explain).ask(
             questions, answered
@@ -98,7 +91,7 @@ async def _converse(
         with trio.move_on_after(EXIT_GRACE):  # its stderr read to the end once it exits
             await bot.stdin.aclose()
             await bot.process.wait()
-            await drained.wait()
+            await bot.stderr_read(EXIT_GRACE)
         nursery.cancel_scope.cancel()
     return asked
 

@@ -90,14 +90,11 @@ class Answer:
 class Session:
     """A started bot, its connection and the findings its lines add to."""
 
-    def __init__(
-        self, bot: BotProcess, settings: MatchSettings, findings: Findings, stderr_done: trio.Event
-    ) -> None:
+    def __init__(self, bot: BotProcess, settings: MatchSettings, findings: Findings) -> None:
         self.bot = bot
         self.settings = settings
         self.findings = findings
         self.connection = bot.connect(settings.max_line_bytes)
-        self._stderr_done = stderr_done
         self._pending: list[bytes] = []
         self.input_closed = False
 
@@ -256,8 +253,7 @@ class Session:
         bot = self.bot
         with trio.move_on_after(0.5):
             await bot.process.wait()
-        with trio.move_on_after(0.5):
-            await self._stderr_done.wait()
+        await bot.stderr_read(0.5)
         code = bot.process.returncode
         if code is None:
             return "closed its output but is still running"
@@ -318,17 +314,9 @@ async def started(
     try:
         bot = BotProcess.start(SEAT, command, stderr, settings.stderr_limit, jails.jail(SEAT))
         bot.trace = trace
-        stderr_done = trio.Event()
-
-        async def drain() -> None:
-            try:
-                await bot.drain_stderr()
-            finally:
-                stderr_done.set()
-
         async with trio.open_nursery() as nursery:
-            nursery.start_soon(drain)
-            session = Session(bot, settings, findings, stderr_done)
+            nursery.start_soon(bot.drain_stderr)
+            session = Session(bot, settings, findings)
             try:
                 yield session
             finally:

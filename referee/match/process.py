@@ -315,12 +315,16 @@ class BotProcess:
             with suppress(trio.BrokenResourceError, trio.ClosedResourceError):
                 while data := await stream.receive_some(65536):
                     self.stderr.write(data)
-                    if traced is not None:
+                    if traced is not None and self.stderr.dropped:  # past the copy's bound
+                        assert self.trace is not None
+                        self.trace.note(self.seat, "stderr past its bound: no more traced")
+                        traced = None
+                    elif traced is not None:
                         traced.feed(data)
         finally:
             drained.set()
 
-    async def _stderr_read(self, limit: float) -> None:
+    async def stderr_read(self, limit: float) -> None:
         """Wait up to ``limit`` seconds for the copy of stderr to reach its end: a bot that
         crashed has written its last words, and they may still be in the pipe."""
         if self._drained is not None:
@@ -368,7 +372,7 @@ class BotProcess:
             if self.jail is not None:
                 self.jail.kill()
             await self.process.wait()
-            await self._stderr_read(TERM_GRACE)
+            await self.stderr_read(TERM_GRACE)
             for stream in (self.stdout, self._stderr_stream):
                 with suppress(OSError, trio.ClosedResourceError):
                     await stream.aclose()
@@ -388,7 +392,8 @@ class BotProcess:
         it, else ``fault`` with how it ended and the last line of its stderr."""
         with trio.move_on_after(0.5):
             await self.process.wait()
-        await self._stderr_read(0.5)
+        if self.process.returncode is not None:  # gone: its last words are on their way
+            await self.stderr_read(0.5)
         code = self.process.returncode
         if self.jail is not None:
             precise = self.jail.explain(fault, code)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import secrets
 import signal
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from datetime import datetime
 from functools import partial
 from pathlib import Path
@@ -249,16 +249,20 @@ async def run_match(
                         source.close()
                 nursery.cancel_scope.cancel()  # stderr readers of bots whose pipes stay open
     sinks = {seat: bot.stderr for seat, bot in bots.items()} | replaced
-    return msgspec.structs.replace(outcome, log=str(log_path), failures=bot_failures(table, sinks))
+    failed = bot_failures(table, sinks, people.keys())
+    return msgspec.structs.replace(outcome, log=str(log_path), failures=failed)
 
 
-def bot_failures(table: Table, sinks: dict[Seat, StderrSink]) -> dict[Seat, BotFailure]:
-    """Each seat charged with a fault: its first, and the end of its bot's stderr (read once
-    the bots are given back, so that a crash's last words are in)."""
+def bot_failures(
+    table: Table, sinks: dict[Seat, StderrSink], people: Iterable[Seat] = ()
+) -> dict[Seat, BotFailure]:
+    """Each bot's seat charged with a fault: its first, and the end of its bot's stderr (read
+    once the bots are given back, so that a crash's last words are in). A person who left is
+    no failed bot: the forfeit says it."""
     failures: dict[Seat, BotFailure] = {}
     for seat, state in table.seats.items():
         fault = state.first_fault
-        if fault is None:
+        if fault is None or seat in people:
             continue
         sink = sinks.get(seat)
         tail = sink.tail() if sink is not None else StderrTail(path=None, lines=[], total=0)

@@ -35,23 +35,26 @@ class WireTrace:
         self.out = out if out is not None else sys.stderr
         self.only = only
         self.started = time.monotonic()
+        #: Set when the output could not be written (``| head`` closed it): the trace stops,
+        #: the match never notices.
+        self.broken = False
 
     def for_seat(self, seat: Seat) -> WireTrace:
         """The same trace (same output, same clock), keeping only ``seat``'s lines."""
         kept = WireTrace(self.out, only=seat)
         kept.started = self.started
+        kept.broken = self.broken
         return kept
 
     def line(self, seat: Seat, direction: Direction, data: bytes | str) -> None:
         """One line of the conversation (``data`` without its line end)."""
-        if self.only is not None and seat != self.only:
+        if self.broken or (self.only is not None and seat != self.only):
             return
         text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
         if len(text) > MAX_SHOWN:
             text = f"{text[:MAX_SHOWN]}… ({len(data)} in all)"
         elapsed = time.monotonic() - self.started
-        self.out.write(f"{elapsed:9.3f} {seat} {direction} {shown(text)}\n")
-        self.out.flush()
+        self._write(f"{elapsed:9.3f} {seat} {direction} {shown(text)}\n")
 
     def note(self, seat: Seat, what: str) -> None:
         """What happened to the seat's bot that is no line of its own."""
@@ -59,8 +62,17 @@ class WireTrace:
 
     def heading(self, what: str) -> None:
         """A line that starts a part of the trace (check-bot: each check's conversation)."""
-        self.out.write(f"{'':9} {what}\n")
-        self.out.flush()
+        self._write(f"{'':9} {what}\n")
+
+    def _write(self, text: str) -> None:
+        """Write, and stop at the first failure: a trace must never stop a match."""
+        if self.broken:
+            return
+        try:
+            self.out.write(text)
+            self.out.flush()
+        except (OSError, ValueError):  # a closed pipe or file
+            self.broken = True
 
 
 #: Bytes of an unfinished line kept before it is told as it is (a bot's stderr may never

@@ -116,3 +116,53 @@ def test_check_bot_debug_heads_each_check(tmp_path: Path) -> None:
         assert f"check {check}: a new process of the bot" in run.stderr
     assert re.search(r"A >> \{\"type\":\"hello\"", run.stderr)
     assert re.search(r"A << \{\"type\": \"action\"", run.stderr)
+
+
+class _Closed(io.StringIO):
+    def write(self, text: str) -> int:
+        raise BrokenPipeError(32, "Broken pipe")
+
+
+def test_a_trace_that_cannot_be_written_stops_and_never_raises() -> None:
+    trace = WireTrace(_Closed())
+    trace.line("A", ">>", b"hello")
+    trace.heading("check startup")
+    assert trace.broken
+    trace.line("A", "<<", b"ready")  # nothing more is tried
+
+
+def test_match_debug_into_a_closed_pipe_plays_the_match_and_writes_its_log(
+    tmp_path: Path,
+) -> None:
+    import subprocess
+    import sys
+
+    log = tmp_path / "logs" / "m.jsonl"
+    command = [sys.executable, "-m", "referee", "match", RANDOM_BOT, RANDOM_BOT, "--seed", "2"]
+    command += ["--debug", "--sandbox", "off", "--log", str(log)]
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    assert process.stderr is not None
+    process.stderr.readline()
+    process.stderr.close()  # as '| head -1' would
+    assert process.wait(timeout=60) == 0
+    assert b'"type":"match_end"' in log.read_bytes().splitlines()[-1]
+
+
+async def test_a_flood_on_stderr_is_traced_up_to_the_copys_bound(tmp_path: Path) -> None:
+    from support.hostile import bot_command, random_command, unsandboxed
+
+    from referee.match.runner import run_match
+    from referee.settings import MatchSettings
+
+    (tmp_path / "pids").mkdir()
+    commands = {seat: random_command(tmp_path) for seat in "ABCD"}
+    commands["B"] = bot_command("stderr_flood_bot.py", tmp_path / "pids", "--mib", "8")
+    settings = MatchSettings(seed=1, stderr_limit=200_000)
+    out = io.StringIO()
+    await run_match(
+        settings, commands, tmp_path / "m.jsonl", unsandboxed(settings, commands),
+        trace=WireTrace(out),
+    )  # fmt: skip
+    flood = [line for line in _lines(out) if line[:2] == ("B", "2>")]
+    assert 0 < len(flood) <= 200_000 // 65_000 + 2  # the 8 MiB are 128 lines of 64 KiB
+    assert ("B", "--", "stderr past its bound: no more traced") in _lines(out)

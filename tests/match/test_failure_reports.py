@@ -110,3 +110,18 @@ def test_a_variable_the_sandbox_withheld_is_named_with_its_option(tmp_path: Path
         "its stderr names TEXAS42_TEST_MODEL_DIR, a variable sandboxed bots do not get:"
         " --sandbox-env TEXAS42_TEST_MODEL_DIR"
     ) in run.stdout
+
+
+def test_a_person_who_left_is_no_failed_bot() -> None:
+    from types import SimpleNamespace
+
+    from referee.errors import BotCrashed, Resigned
+    from referee.match.runner import bot_failures
+    from referee.match.seat import SeatState
+
+    seats = {seat: SeatState(seat, None, 0.0) for seat in "ABCD"}
+    seats["A"].charge(Resigned("the person playing A left the match"), "forfeit", None, None)
+    seats["B"].charge(BotCrashed("exit status 1"), "forfeit", 3, None)
+    failures = bot_failures(SimpleNamespace(seats=seats), {}, ["A"])  # type: ignore[arg-type]
+    assert list(failures) == ["B"]
+    assert failures["B"].reason == "crashed" and failures["B"].stderr.lines == []
