@@ -26,12 +26,9 @@ from referee.match.process import StderrTail
 from referee.record.records import split_counts
 from referee.rules.contract import side_name
 from referee.rules.tiles import PARTNERSHIP_OF, SEATS, Seat
-from referee.sandbox.hints import hints
+from referee.sandbox.hints import SANDBOX_SUSPECTS, hints
+from referee.settings import SandboxSettings
 from referee.terminal import markup, shown
-
-#: Faults the sandbox may have caused: the bot went away, went silent or could not start
-#: (a file, a variable or a system call refused to it), rather than answering wrongly.
-SANDBOX_SUSPECTS: Final = frozenset({"crashed", "timeout", "not_reading", "start_failed"})
 
 
 def counts_text(counts: Mapping[str, int]) -> str:
@@ -39,7 +36,11 @@ def counts_text(counts: Mapping[str, int]) -> str:
     return ", ".join(f"{kind} {n}" for kind, n in counts.items())
 
 
-def print_outcome(outcome: MatchOutcome, commands: dict[Seat, str]) -> None:
+def print_outcome(
+    outcome: MatchOutcome, commands: dict[Seat, str], sandbox: SandboxSettings | None = None
+) -> None:
+    """The match for people; ``sandbox``: the settings its bots ran under (for the advice on
+    a bot that failed sandboxed)."""
     # Names, commands, details and paths come from bots and users: printed through
     # ``markup`` (escaped controls, no rich markup) and without emoji codes (``:x:``).
     console = people_console()
@@ -67,8 +68,9 @@ def print_outcome(outcome: MatchOutcome, commands: dict[Seat, str]) -> None:
         sandboxed = outcome.sandbox is not None and bool(outcome.sandbox.seats.get(seat))
         key = (commands[seat], failure.reason, tuple(failure.stderr.lines))
         like = said.get(key)
+        under = (sandbox or SandboxSettings()) if sandboxed else None
         lines = failure_lines(
-            f"seat {seat}", failure, commands[seat], sandboxed, like and f"seat {like}"
+            f"seat {seat}", failure, commands[seat], under, like and f"seat {like}"
         )
         said.setdefault(key, seat)
         for line in lines:
@@ -80,21 +82,39 @@ def print_outcome(outcome: MatchOutcome, commands: dict[Seat, str]) -> None:
 
 
 def failure_lines(
-    who: str, failure: BotFailure, command: str, sandboxed: bool, like: str | None = None
+    who: str,
+    failure: BotFailure,
+    command: str,
+    sandbox: SandboxSettings | None,
+    like: str | None = None,
 ) -> list[str]:
     """Why a bot failed, for people (already escaped; print without markup): its fault, the
-    last lines of its stderr and where the whole copy is, and — when it ran sandboxed and
-    went away or silent — the command that finds out whether the sandbox was the cause.
+    last lines of its stderr and where the whole copy is, and — when it ran sandboxed
+    (``sandbox``: under which settings) and went away or silent — what its stderr suggests
+    the sandbox withheld and the check-bot command that finds out whether it was the cause.
     ``like`` names a seat that failed the same way, whose lines are not repeated."""
     lines = [f"{who} failed: {failure.reason}: {shown(failure.detail)}"]
     lines += stderr_lines(failure.stderr, like)
-    if sandboxed and failure.reason in SANDBOX_SUSPECTS and like is None:
-        lines += [f"  {shown(hint)}" for hint in hints(failure.stderr.lines)]
+    if sandbox is not None and failure.reason in SANDBOX_SUSPECTS and like is None:
+        lines += [f"  {shown(hint)}" for hint in hints(failure.stderr.lines, command, sandbox)]
         lines.append(
-            f"  it ran sandboxed: referee check-bot {shown(shlex.quote(command))} runs it again"
-            " without the sandbox and tells whether the sandbox is the cause"
+            f"  it ran sandboxed: {shown(check_bot_line(command, sandbox))} tells whether the"
+            " sandbox is the cause (it runs the bot again without the sandbox: only for a bot"
+            " you trust)"
         )
     return lines
+
+
+def check_bot_line(command: str, sandbox: SandboxSettings) -> str:
+    """The ``referee check-bot`` command that checks ``command`` under the same sandbox."""
+    words = ["referee", "check-bot", command]
+    if sandbox.mode != "auto":
+        words += ["--sandbox", sandbox.mode]
+    for path in sandbox.allow:
+        words += ["--sandbox-allow", path]
+    for name in sandbox.env:
+        words += ["--sandbox-env", name]
+    return shlex.join(words)
 
 
 def stderr_lines(tail: StderrTail, like: str | None = None) -> list[str]:
@@ -104,7 +124,9 @@ def stderr_lines(tail: StderrTail, like: str | None = None) -> list[str]:
     if like is not None:
         return [f"  its stderr ends as {like}'s{f' ({where})' if where else ''}"]
     if not tail.lines:
-        return ["  it wrote nothing on stderr"]
+        return [
+            f"  its stderr: {shown(tail.where)}" if tail.total else "  it wrote nothing on stderr"
+        ]
     count = len(tail.lines)
     part = f", the last {count} of {tail.total} lines" if tail.total > count else ""
     return [

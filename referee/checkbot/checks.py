@@ -14,6 +14,7 @@ import re
 import shutil
 import tempfile
 import time
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 from typing import Final
@@ -23,7 +24,7 @@ import trio
 from referee.match.trace import WireTrace
 from referee.rules import SEATS
 from referee.sandbox.policy import plan
-from referee.settings import MatchLimits, SandboxSettings
+from referee.settings import MatchLimits, MatchSettings, SandboxSettings
 from referee.stats import percentile
 from referee.wire.messages import Ready
 
@@ -77,18 +78,43 @@ async def check_bot_async(
     match: bool = True,
     diagnose: bool = True,
     trace: WireTrace | None = None,
+    say: Callable[[str], None] | None = None,
 ) -> CheckReport:
-    """``check_bot`` inside a running trio loop."""
+    """``check_bot`` inside a running trio loop; ``say`` is told, as it happens, what is
+    done that the report alone would tell too late (the bot run again without its sandbox).
+
+    What the conversations and matches leave (stderr copies, logs) is kept in a folder of
+    its own when a check failed, and removed otherwise — an interruption included."""
     clock = time.monotonic()
     settings = (limits or MatchLimits()).for_seed(seed)
     sandbox_settings = sandbox or SandboxSettings()
-    everywhere = dict.fromkeys(SEATS, command)
     kept = Path(tempfile.mkdtemp(prefix="texas42-check-bot-"))
     try:
-        sandbox_plan = plan(sandbox_settings, settings, everywhere, [kept])
+        report = await _checked(
+            command, kept, sandbox_settings, settings, match, diagnose, trace, say, clock
+        )
     except BaseException:
         shutil.rmtree(kept, ignore_errors=True)
         raise
+    if report.ok:
+        shutil.rmtree(kept, ignore_errors=True)
+    return report
+
+
+async def _checked(
+    command: str,
+    kept: Path,
+    sandbox_settings: SandboxSettings,
+    settings: MatchSettings,
+    match: bool,
+    diagnose: bool,
+    trace: WireTrace | None,
+    say: Callable[[str], None] | None,
+    clock: float,
+) -> CheckReport:
+    """Every check in turn, their report; what they leave goes into ``kept``."""
+    everywhere = dict.fromkeys(SEATS, command)
+    sandbox_plan = plan(sandbox_settings, settings, everywhere, [kept])
     context = Context(command, sandbox_plan, settings, Findings(), kept, trace)
     verdicts: dict[str, Verdict] = {}
     verdicts["startup"], ready, startup_seconds, began = await startup(context)
@@ -127,9 +153,7 @@ async def check_bot_async(
     )
     diagnosis = None
     if not ok and diagnose and not context.sandbox.off:
-        diagnosis = await _diagnosis(context, checks, ready)
-    if ok:
-        shutil.rmtree(kept, ignore_errors=True)
+        diagnosis = await _diagnosis(context, checks, verdicts, ready, say)
     times = [seconds * 1000 for seconds in context.findings.decisions]
     return CheckReport(
         command=command,
@@ -152,19 +176,27 @@ async def check_bot_async(
 
 
 async def _diagnosis(
-    context: Context, checks: list[Check], ready: Ready | None
+    context: Context,
+    checks: list[Check],
+    verdicts: dict[str, Verdict],
+    ready: Ready | None,
+    say: Callable[[str], None] | None,
 ) -> Diagnosis | None:
     """Whether the sandbox made the first failed check fail (one that talks to the bot:
-    the checks over every line are judged from the others)."""
+    the checks over every line are judged from the others) — when the bot went away or
+    silent there: a wrong answer is no sandbox's doing, and running a bot without its
+    sandbox is not done for nothing."""
     for check in checks:
         if check.status != "failed":
             continue
         rerun = _rerun(check, ready)
         if rerun is None:
             continue
+        if not verdicts[check.name].silent:
+            return None
         seat = next((seat for seat in check.seats if seat.status == "failed"), None)
         tail = check.stderr if seat is None else seat.stderr
-        return await diagnose(context, check.name, rerun, tail)
+        return await diagnose(context, check.name, rerun, tail, say)
     return None
 
 
@@ -201,6 +233,7 @@ def check_bot(
     match: bool = True,
     diagnose: bool = True,
     trace: WireTrace | None = None,
+    say: Callable[[str], None] | None = None,
 ) -> CheckReport:
     """Check that ``command`` speaks the protocol: start it sandboxed as a match would (with
     ``sandbox`` and the bounds and timeouts of ``limits``), run every scripted conversation
@@ -221,5 +254,6 @@ def check_bot(
             match=match,
             diagnose=diagnose,
             trace=trace,
+            say=say,
         )
     )

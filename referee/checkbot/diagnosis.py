@@ -24,7 +24,7 @@ from referee.errors import SandboxRefused
 from referee.match.process import StderrTail
 from referee.rules import SEATS
 from referee.sandbox import hints
-from referee.sandbox.hints import denied, named_paths, named_variables, refused_call
+from referee.sandbox.hints import denied, named_variables, refused_call, refused_paths
 from referee.sandbox.jail import BOT_ENVIRONMENT
 from referee.sandbox.layers import PROTECTS
 from referee.sandbox.policy import MAY_READ, SandboxPlan, plan
@@ -90,11 +90,22 @@ class _Runs:
 
 
 async def diagnose(
-    context: Context, check: str, rerun: Rerun, tail: StderrTail | None
+    context: Context,
+    check: str,
+    rerun: Rerun,
+    tail: StderrTail | None,
+    say: Callable[[str], None] | None = None,
 ) -> Diagnosis:
     """Why ``check`` failed under ``context``'s sandbox; ``tail`` is the end of the bot's
-    stderr in the failed run (where a variable or a file may be named)."""
+    stderr in the failed run (where a variable or a file may be named). ``say`` is told
+    before the bot is run without its sandbox."""
     runs = _Runs(context, rerun)
+    if say is not None:
+        say(
+            f"check-bot: the {check} check failed sandboxed: running the bot again without the"
+            " sandbox (as you, with your environment) to find out whether it was the cause"
+            " (--no-diagnose not to)"
+        )
     sandbox = context.sandbox
     lines = tail.lines if tail is not None else []
 
@@ -198,8 +209,9 @@ async def _which_file(
     found: Callable[[Cause, str, str], Diagnosis],
 ) -> Diagnosis:
     """The file outside the allow-list that lets the bot through: each path its stderr
-    names that exists here and the sandbox does not allow, tried with ``--sandbox-allow``."""
-    for path in named_paths(lines, sandbox.readable.get("A", [])):
+    names that exists here, the sandbox does not allow and advice may name (``hints``:
+    beside the bot or under the working directory), tried with ``--sandbox-allow``."""
+    for path in refused_paths(lines, runs.context.command, sandbox.settings):
         if runs.left <= 0:
             break
         try:

@@ -19,6 +19,7 @@ from referee.match.runner import BUNDLED_BOTS, run_match
 from referee.record.log import read_log
 from referee.record.records import BotReady, LogRecord, MoveRecord, split_counts
 from referee.rules import SEATS, Seat
+from referee.sandbox.hints import SANDBOX_SUSPECTS
 from referee.sandbox.policy import plan
 from referee.wire.messages import Ready
 
@@ -70,7 +71,10 @@ def _by_seat(seats: list[SeatCheck], passed: str = "") -> Verdict:
         if (found := [check.seat for check in seats if check.status == status])
     ]
     head = f"failed in {seats_text(failed)}" + (f" ({'; '.join(others)})" if others else "")
-    return Verdict("failed", "\n".join([head, *lines]), tuple(seats))
+    silent = any(
+        SANDBOX_SUSPECTS & set(check.faults) for check in seats if check.status == "failed"
+    )
+    return Verdict("failed", "\n".join([head, *lines]), tuple(seats), silent=silent)
 
 
 async def seat_matches(session: Session, context: Context) -> Verdict:
@@ -114,12 +118,16 @@ async def seat_matches(session: Session, context: Context) -> Verdict:
                     seat=seat,
                     status="failed",
                     detail=f'{where}: ready said "matches": "many", but the {nth} hello, {why}',
+                    faults=[forfeit.reason],
                 )
             )
             break
         trouble = _trouble(outcome, seat)
         if trouble is not None:
-            seats.append(SeatCheck(seat=seat, status="failed", detail=f"{where}: {trouble}"))
+            faults = sorted(split_counts(outcome.faults)[0][seat])
+            seats.append(
+                SeatCheck(seat=seat, status="failed", detail=f"{where}: {trouble}", faults=faults)
+            )
             break
         said = readies[0].matches
         played = f"{where}: {outcome.hands} hands, {outcome.end}{_refused(outcome, seat)}"
@@ -218,7 +226,8 @@ async def match_in(context: Context, seat: Seat) -> SeatCheck:
         failure = outcome.failures.get(seat)
         stderr = failure.stderr if failure is not None else None
     if trouble is not None:
-        return SeatCheck(seat=seat, status="failed", detail=trouble, stderr=stderr)
+        faults = sorted(split_counts(outcome.faults)[0][seat])
+        return SeatCheck(seat=seat, status="failed", detail=trouble, stderr=stderr, faults=faults)
     summary = f"{outcome.hands} hands, {outcome.end}: {outcome.detail}"
     return SeatCheck(
         seat=seat, status="passed", detail=f"{summary}, no fault{_refused(outcome, seat)}"

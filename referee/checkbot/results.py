@@ -36,6 +36,9 @@ class SeatCheck(msgspec.Struct, frozen=True, kw_only=True):
     detail: str
     #: When it failed: the end of the bot's stderr in that match, and the whole copy's path.
     stderr: StderrTail | None = None
+    #: The reasons of its faults in that seat (``crashed``, ``timeout``...), or, when its
+    #: process would not start the match, ``start_failed``.
+    faults: list[str] = []
 
 
 class Check(msgspec.Struct, frozen=True, kw_only=True):
@@ -68,6 +71,9 @@ class Diagnosis(msgspec.Struct, frozen=True, kw_only=True):
     fix: str
     #: The times the bot was run again to find out.
     runs: int
+    #: Whether one of those runs was without the sandbox (the first always is): the bot ran
+    #: as you, with your environment.
+    ran_unsandboxed: bool = True
 
 
 class DecisionTimes(msgspec.Struct, frozen=True, kw_only=True):

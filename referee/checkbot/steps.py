@@ -45,6 +45,9 @@ class Verdict:
     seats: tuple[SeatCheck, ...] = ()
     #: The end of the bot's stderr, when it failed.
     stderr: StderrTail | None = None
+    #: It failed because the bot went away, went silent or could not start: what a sandbox
+    #: can cause (a wrong answer it cannot), so what check-bot's diagnosis looks into.
+    silent: bool = False
 
 
 class Stop(Exception):
@@ -55,9 +58,14 @@ class Stop(Exception):
         self.verdict = verdict
 
 
-def failed(detail: str) -> Stop:
-    """The ``Stop`` of a conversation the bot failed, saying how."""
-    return Stop(Verdict("failed", detail))
+#: What the bot did that a sandbox can cause: nothing, or went away.
+SILENT: Final = frozenset({"exited", "silent", "not_reading"})
+
+
+def failed(detail: str, silent: bool = False) -> Stop:
+    """The ``Stop`` of a conversation the bot failed, saying how (``silent``: it went away
+    or said nothing, rather than something wrong)."""
+    return Stop(Verdict("failed", detail, silent=silent))
 
 
 @dataclass
@@ -93,7 +101,7 @@ async def greet(session: Session, context: Context, line: bytes | None = None) -
         raise Stop(Verdict("skipped", STUCK))
     if answer.kind == "malformed" or (answer.kind == "message" and type(answer.message) is Ready):
         return answer  # a refused ready is the start-up check's business
-    raise failed(f"{what}: {answer.text}")
+    raise failed(f"{what}: {answer.text}", answer.kind in SILENT)
 
 
 async def ask(
@@ -135,7 +143,7 @@ def expect(answer: Answer, act_id: int, script: Script, *, legal: bool) -> Actio
         raise Stop(Verdict("skipped", STUCK))
     where = f"act {act_id} ({script.hand.phase})"
     if answer.kind != "message":
-        raise failed(f"{where}: {answer.text}")
+        raise failed(f"{where}: {answer.text}", answer.kind in SILENT)
     message = answer.message
     if type(message) is not ActionAnswer:
         raise failed(f"{where}: {answer.text}: a ready where an action was asked")
@@ -169,7 +177,7 @@ async def exits(session: Session, sent: float, what: str) -> float:
     if code is None:
         raise failed(f"still running {EXIT_LIMIT:g} s after {what} and the end of its input")
     if code != 0:
-        raise failed(f"after {what} it {await session.ending()}")
+        raise failed(f"after {what} it {await session.ending()}", silent=True)
     return trio.current_time() - sent
 
 
@@ -200,6 +208,8 @@ async def converse(context: Context, conversation: Conversation, name: str) -> V
             verdict = replace(verdict, stderr=session.bot.stderr.tail())
         return verdict
     except BotStartFailed as exc:
-        return Verdict("failed", f"could not be started: {exc}")
+        return Verdict("failed", f"could not be started: {exc}", silent=True)
     except OSError as exc:
-        return Verdict("failed", f"its sandbox could not be made: {exc.strerror or exc}")
+        return Verdict(
+            "failed", f"its sandbox could not be made: {exc.strerror or exc}", silent=True
+        )

@@ -85,6 +85,7 @@ def check_bot_command(
             match=match,
             diagnose=diagnose,
             trace=WireTrace() if debug else None,
+            say=lambda line: typer.echo(line, err=True),
         )
     except SandboxRefused as exc:
         raise fail(str(exc)) from None

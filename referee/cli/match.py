@@ -144,7 +144,7 @@ def match_command(
         return
     from referee.display import print_outcome
 
-    print_outcome(outcome, commands)
+    print_outcome(outcome, commands, plan.settings)
 
 
 def play(

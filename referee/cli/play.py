@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from referee.match.outcome import MatchOutcome
     from referee.rules.tiles import Seat
     from referee.sandbox.policy import SandboxPlan
-    from referee.settings import MatchSettings
+    from referee.settings import MatchSettings, SandboxSettings
 
 from referee.cli.app import app
 from referee.cli.match import in_foreground
@@ -146,7 +146,7 @@ def play_command(
     commands = {s: bot_commands.get(s, PERSON_COMMAND) for s in SEATS}
     person = _person(mine, name, commands)
     outcome = in_foreground(lambda: _play(settings, commands, log_path, plan, person), log_path)
-    _farewell(outcome, commands, mine, log_path)
+    _farewell(outcome, commands, mine, log_path, plan.settings)
 
 
 def _person(seat: Seat, name: str, commands: dict[Seat, str]) -> Person:
@@ -183,7 +183,13 @@ async def _play(
     return outcome
 
 
-def _farewell(outcome: MatchOutcome, commands: dict[Seat, str], seat: Seat, log: Path) -> None:
+def _farewell(
+    outcome: MatchOutcome,
+    commands: dict[Seat, str],
+    seat: Seat,
+    log: Path,
+    sandbox: SandboxSettings,
+) -> None:
     """The result as ``referee match`` prints it, what it means for the person, and how to
     see the match again."""
     from rich.console import Console
@@ -193,7 +199,7 @@ def _farewell(outcome: MatchOutcome, commands: dict[Seat, str], seat: Seat, log:
     from referee.rules.tiles import OPPONENTS_OF, PARTNERSHIP_OF
     from referee.terminal import markup
 
-    print_outcome(outcome, commands)
+    print_outcome(outcome, commands, sandbox)
     console = Console(highlight=False, emoji=False, soft_wrap=True)  # a command to copy whole
     side = PARTNERSHIP_OF[seat]
     marks = f"{outcome.marks[side]} marks to {outcome.marks[OPPONENTS_OF[side]]}"

@@ -57,6 +57,13 @@ class StderrTail(msgspec.Struct, frozen=True):
     #: Lines the bot wrote in all (how many ``lines`` leaves out).
     total: int
 
+    @property
+    def where(self) -> str:
+        """Where the whole of it is, in words: the copy's path, or why there is none."""
+        if self.path is not None:
+            return self.path
+        return "no copy kept" if self.total else "nothing written"
+
 
 #: Lines of a bot's stderr kept in memory to say why it failed, the longest kept of each,
 #: and the bytes kept to find them.

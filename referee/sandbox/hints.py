@@ -6,19 +6,29 @@ A bot that needs what the sandbox withholds rarely says so plainly: Python raise
 names and paths that would explain it, so that ``referee match`` can name the option that may
 fix it, and check-bot's diagnosis can try the likeliest first. A hint is a guess; check-bot's
 runs with the sandbox lifted are the proof.
+
+The lines are a bot's, and a hostile bot writes them to get advice printed: so a hint names
+only a variable that does not look like a secret, and only a file beside the bot or under the
+working directory — never a dotfile, a home directory, the root or a system directory — and
+says the bot *claims* it.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import shlex
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Final
 
 from referee.sandbox import paths
 from referee.sandbox.jail import BOT_ENVIRONMENT
+from referee.settings import SandboxSettings
 
+#: Faults the sandbox may have caused: the bot went away, went silent or could not start
+#: (a file, a variable or a system call refused to it), rather than answering wrongly.
+SANDBOX_SUSPECTS: Final = frozenset({"crashed", "timeout", "not_reading", "start_failed"})
 #: Words that say a file was refused (``EACCES``), in the words of C, Python, Rust, Go,
 #: node and Java.
 DENIED: Final = ("Permission denied", "EACCES", "os error 13", "PermissionDenied")
@@ -38,6 +48,14 @@ _QUOTED: Final = re.compile(r"""['"`]([^'"`\n]{1,1024})['"`]""")
 _WORD: Final = re.compile(r"""(?:^|[\s(=:])((?:[\w.~-]*/)+[\w.-]+|[\w-]+\.[A-Za-z]\w{0,7})""")
 
 
+#: Names that look like an operator's secret: never suggested for a bot.
+_SECRET: Final = re.compile(
+    r"TOKEN|SECRET|PASSW|PASSPHRASE|KEY|CREDENTIAL|AUTH|COOKIE|SESSION|PRIVATE|CERT|^AWS_"
+    r"|^GH_|^GITHUB_|^GOOGLE_|^AZURE_|^SSH_|^GPG_|^DOCKER_|^NPM_|^PYPI_",
+    re.IGNORECASE,
+)
+
+
 def denied(line: str) -> bool:
     """Does a line of a bot's stderr say a file was refused to it?"""
     return any(word in line for word in DENIED)
@@ -50,10 +68,14 @@ def refused_call(line: str) -> bool:
 
 def withheld(passed: Iterable[str] = ()) -> tuple[str, ...]:
     """The variables of this environment a sandboxed bot does not get (``passed``: the names
-    given with ``--sandbox-env``)."""
+    given with ``--sandbox-env``) and advice may name: none that looks like a secret."""
     given = {*BOT_ENVIRONMENT, *passed}
     return tuple(
-        sorted(name for name in os.environ if name not in given and not name.startswith("LC_"))
+        sorted(
+            name
+            for name in os.environ
+            if name not in given and not name.startswith("LC_") and not _SECRET.search(name)
+        )
     )
 
 
@@ -86,15 +108,46 @@ def named_paths(lines: Iterable[str], readable: Iterable[Path] = ()) -> list[Pat
     return list(named)
 
 
-def hints(lines: list[str], passed: Iterable[str] = ()) -> list[str]:
-    """What the lines suggest the sandbox withheld, each with the option that may fix it."""
+#: Folders a hint never sends a bot into, however its stderr names them.
+_SYSTEM: Final = tuple(
+    Path(path) for path in ("/etc", "/root", "/proc", "/sys", "/dev", "/boot", "/run", "/var")
+)
+
+
+def hints(lines: list[str], command: str, settings: SandboxSettings) -> list[str]:
+    """What the lines of ``command``'s stderr suggest the sandbox (``settings``) withheld,
+    each with the option that may fix it."""
     said = [
-        f"its stderr names {name}, a variable sandboxed bots do not get: --sandbox-env {name}"
-        for name in named_variables(lines, withheld(passed))
+        f"its stderr names {name}, a variable sandboxed bots do not get; if it needs it:"
+        f" --sandbox-env {name}"
+        for name in named_variables(lines, withheld(settings.env))
     ]
-    refused = [line for line in lines if denied(line)]
     said += [
-        f"its stderr says {path} was refused to it: --sandbox-allow {path}"
-        for path in named_paths(refused)
+        f"its stderr claims {path} was refused to it; if it needs it: --sandbox-allow {path}"
+        for path in refused_paths([line for line in lines if denied(line)], command, settings)
     ]
     return said
+
+
+def refused_paths(lines: list[str], command: str, settings: SandboxSettings) -> list[Path]:
+    """The files and folders the lines name that ``command``'s bot may not read under
+    ``settings`` and that advice may name: beside the bot or under the working directory."""
+    try:
+        argv = shlex.split(command)
+    except ValueError:
+        return []
+    runtime, own = paths.program_files(argv) if argv else ([], [])
+    near = [path if path.is_dir() else path.parent for path in own] + [Path.cwd()]
+    readable = [*runtime, *own, *(Path(path) for path in settings.allow)]
+    return [path for path in named_paths(lines, readable) if _may_suggest(path, near)]
+
+
+def _may_suggest(path: Path, near: list[Path]) -> bool:
+    """Whether ``path`` is one a hint may name: beside the bot or under the working
+    directory, and no dotfile, home, root or system directory."""
+    home = Path.home()
+    if path in (Path("/"), home) or any(part.startswith(".") for part in path.parts):
+        return False
+    if any(paths.contains(system, path) for system in _SYSTEM):
+        return False
+    return any(paths.contains(folder, path) for folder in near if folder not in (Path("/"), home))

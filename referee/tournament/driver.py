@@ -15,7 +15,7 @@ from referee.rules.tiles import SEATS
 from referee.sandbox.policy import plan as plan_sandbox
 from referee.tournament.cluster import check_workers
 from referee.tournament.config import TournamentConfig, TournamentError, default_jobs
-from referee.tournament.failures import failure_kinds, new_failures
+from referee.tournament.failures import failure_kinds, new_failures, only_first_tails
 from referee.tournament.output import Ending, SprtState, TournamentOutput
 from referee.tournament.plan import MatchJob, plan
 from referee.tournament.results import MatchResult, ResultsFile, refuse_used_logs
@@ -218,12 +218,14 @@ class _Tournament:
         return None
 
     def _on_result(self, result: MatchResult) -> bool:
+        fresh = new_failures(result, self.told)
+        result = only_first_tails(result, {seat for seat, _ in fresh})
         self.results_file.append(result)
         self.results.append(result)
-        for seat, entrant in new_failures(result, self.told):
+        for seat, entrant in fresh:
             failure = result.failures[seat]
             detail = failure.detail if len(failure.detail) <= 160 else failure.detail[:160] + "…"
-            where = failure.stderr.path or "nothing written"
+            where = failure.stderr.where
             self.output.note(
                 f"{entrant} failed in {result.match_id} (seat {seat}): {failure.reason}:"
                 f" {detail}; its stderr: {where} (the end of it is shown at the end)"
@@ -249,6 +251,7 @@ class _Tournament:
             logs=self.config.logs,
             sprt=self.sprt,
             failures=failure_kinds(self.results, self._commands()),
+            sandbox=self.config.sandbox,
         )
 
     def _commands(self) -> dict[str, str]:

@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
+import msgspec
+
 from referee.match.outcome import BotFailure
 from referee.rules.tiles import Seat
 from referee.tournament.results import MatchResult
@@ -54,6 +56,21 @@ def failure_kinds(results: Iterable[MatchResult], commands: dict[str, str]) -> l
                     sandboxed=sandbox is not None and bool(sandbox.seats.get(seat)),
                 )
     return [replace(kind, matches=len(counted[key])) for key, kind in first.items()]
+
+
+def only_first_tails(result: MatchResult, first: set[Seat]) -> MatchResult:
+    """``result`` with the stderr lines kept only for the seats in ``first`` (the first
+    failure of its kind in the tournament): every copy is beside its log, and a results file
+    of thousands of crashes must not hold thousands of tails."""
+    kept = {
+        seat: failure
+        if seat in first
+        else msgspec.structs.replace(
+            failure, stderr=msgspec.structs.replace(failure.stderr, lines=[])
+        )
+        for seat, failure in result.failures.items()
+    }
+    return msgspec.structs.replace(result, failures=kept) if kept != result.failures else result
 
 
 def new_failures(result: MatchResult, seen: set[tuple[str, str]]) -> list[tuple[Seat, str]]:

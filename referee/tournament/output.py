@@ -11,6 +11,7 @@ from typing import Any, Protocol
 
 import msgspec
 
+from referee.settings import SandboxSettings
 from referee.tournament.failures import FailureKind
 from referee.tournament.results import MatchResult
 from referee.tournament.standings import Sprt, Standings, pair_scores, played
@@ -39,6 +40,8 @@ class Ending:
     sprt: SprtState | None = None
     #: Each entrant's faults by reason, with the first of each and its bot's stderr.
     failures: list[FailureKind] = field(default_factory=list)
+    #: What the bots ran under (for the advice on a bot that failed sandboxed).
+    sandbox: SandboxSettings = field(default_factory=SandboxSettings)
 
     def document(self) -> dict[str, Any]:
         """The standings as ``--json`` prints them: ``matches`` recorded, of them ``played``

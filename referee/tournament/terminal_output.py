@@ -6,6 +6,7 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Sequence
+from typing import Final
 
 from rich.console import Group
 from rich.live import Live
@@ -18,7 +19,7 @@ from referee.tournament.results import MatchResult
 from referee.tournament.standings import Standings, standings
 
 #: Kinds of failure whose first case is shown with its bot's stderr at the end.
-SHOWN_FAILURES: int = 6
+SHOWN_FAILURES: Final = 6
 #: Seconds between redraws of the live standings (ratings are recomputed for each).
 REDRAW: float = 1.0
 
@@ -76,7 +77,8 @@ class TerminalOutput:
             print_table(out, failures_table(ending))
             for kind in ending.failures[:SHOWN_FAILURES]:
                 who = f"{kind.entrant} in {kind.match_id} (seat {kind.seat})"
-                for line in failure_lines(who, kind.first, kind.command, kind.sandboxed):
+                sandbox = ending.sandbox if kind.sandboxed else None
+                for line in failure_lines(who, kind.first, kind.command, sandbox):
                     out.print(line, markup=False, highlight=False)
             if len(ending.failures) > SHOWN_FAILURES:
                 out.print(
@@ -156,6 +158,6 @@ def failures_table(ending: Ending) -> Table:
             kind.reason,
             str(kind.matches),
             f"{markup(kind.match_id)} seat {kind.seat}",
-            markup(kind.first.stderr.path or "nothing written"),
+            markup(kind.first.stderr.where),
         )
     return grid

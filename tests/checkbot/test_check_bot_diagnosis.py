@@ -49,8 +49,9 @@ def test_a_variable_the_bot_does_not_name_is_found_by_halves(
 
 
 def test_a_file_outside_the_allow_list_is_found_and_allowed_by_its_option(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.chdir(tmp_path)  # a data file under the working directory, as authors keep it
     book = tmp_path / "book.txt"  # backwards, no word of the command names it: not allowed
     book.write_text("openings")
     report = checked(python(NEEDY, "--file", str(book)[::-1]))
@@ -86,6 +87,19 @@ def test_a_crash_of_the_bots_own_is_not_blamed_on_the_sandbox() -> None:
     assert f"kept: {report.kept}" in text
 
 
+def test_a_wrong_answer_is_not_looked_into_no_sandbox_makes_one() -> None:
+    report = checked(python(BOTS / "illegal_bot.py"))
+    assert not report.ok and report.diagnosis is None
+
+
+def test_what_is_run_without_the_sandbox_is_said_before_it_is_run() -> None:
+    said: list[str] = []
+    report = check_bot(python(NEEDY, "--crash-at", "1"), match=False, say=said.append)
+    assert report.diagnosis is not None and report.diagnosis.ran_unsandboxed
+    assert len(said) == 1 and "running the bot again without the sandbox" in said[0]
+    assert "--no-diagnose" in said[0]
+
+
 def test_no_diagnosis_when_asked_not_to_or_when_the_sandbox_is_off(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -113,3 +127,4 @@ def test_the_command_line_says_which_option_fixes_it(
         "check-bot", python(NEEDY, "--env", VARIABLE), "--no-match", "--no-diagnose", cwd=tmp_path
     )
     assert quiet.returncode == 1 and "was it the sandbox?" not in quiet.stdout
+    assert "without the sandbox" in run.stderr and "without the sandbox" not in quiet.stderr

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import msgspec
 
-from referee.checkbot import CHECKS, EXIT_LIMIT
+from referee.checkbot import CHECKS
 from referee.cli.options import ENV_HELP
 from referee.match.process import EXIT_GRACE, TERM_GRACE
 from referee.sandbox.jail import BOT_ENVIRONMENT
@@ -66,7 +66,6 @@ def test_readme_names_every_key_of_a_tournament_file() -> None:
 
 
 def test_the_time_to_exit_is_the_referees_everywhere() -> None:
-    assert EXIT_LIMIT == EXIT_GRACE
     exit_check = next(check for check in CHECKS if check.name == "exit")
     assert f"within {EXIT_GRACE:g} s" in exit_check.title
     assert f"within {EXIT_GRACE:g} s of `hand_end`" in README

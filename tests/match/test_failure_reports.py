@@ -107,8 +107,8 @@ def test_a_variable_the_sandbox_withheld_is_named_with_its_option(tmp_path: Path
     assert run.returncode == 0, run.stderr
     assert "│ KeyError: 'TEXAS42_TEST_MODEL_DIR'" in run.stdout
     assert (
-        "its stderr names TEXAS42_TEST_MODEL_DIR, a variable sandboxed bots do not get:"
-        " --sandbox-env TEXAS42_TEST_MODEL_DIR"
+        "its stderr names TEXAS42_TEST_MODEL_DIR, a variable sandboxed bots do not get; if it"
+        " needs it: --sandbox-env TEXAS42_TEST_MODEL_DIR"
     ) in run.stdout
 
 

@@ -15,17 +15,20 @@ from referee.sandbox.hints import (
     refused_call,
     withheld,
 )
+from referee.settings import SandboxSettings
 
 
-def test_withheld_variables_are_the_environments_but_the_passed_ones(
+def test_withheld_variables_are_the_environments_but_the_passed_and_secret_ones(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    monkeypatch.setenv("TEXAS42_MODEL_DIR", "x")
     monkeypatch.setenv("TEXAS42_SECRET_TOKEN", "x")
     monkeypatch.setenv("LC_TIME", "C")
     names = withheld()
-    assert "TEXAS42_SECRET_TOKEN" in names
+    assert "TEXAS42_MODEL_DIR" in names
     assert "PATH" not in names and "LC_TIME" not in names
-    assert "TEXAS42_SECRET_TOKEN" not in withheld(["TEXAS42_SECRET_TOKEN"])
+    assert "TEXAS42_SECRET_TOKEN" not in names  # never offered to a bot
+    assert "TEXAS42_MODEL_DIR" not in withheld(["TEXAS42_MODEL_DIR"])
 
 
 def test_a_variable_is_named_only_as_a_whole_word() -> None:
@@ -42,13 +45,22 @@ def test_a_variable_is_named_only_as_a_whole_word() -> None:
         "open {path}: permission denied (os error 13)",
     ],
 )
-def test_a_refused_file_is_found_in_the_words_of_each_runtime(tmp_path: Path, line: str) -> None:
-    book = tmp_path / "book.txt"
+def test_a_refused_file_is_found_in_the_words_of_each_runtime(
+    tmp_path: Path, line: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # the working directory: where a hint may point
+    (tmp_path / "data").mkdir()
+    book = tmp_path / "data" / "book.txt"
     book.write_text("openings")
     text = line.format(path=book)
     assert denied(text)
     assert named_paths([text]) == [book]
-    assert hints([text]) == [f"its stderr says {book} was refused to it: --sandbox-allow {book}"]
+    (tmp_path / "bots").mkdir()
+    (tmp_path / "bots" / "bot.py").write_text("")  # its own folder it may read already
+    command = f"python3 {tmp_path / 'bots' / 'bot.py'}"
+    assert hints([text], command, SandboxSettings()) == [
+        f"its stderr claims {book} was refused to it; if it needs it: --sandbox-allow {book}"
+    ]
 
 
 def test_paths_already_allowed_or_missing_are_not_named(tmp_path: Path) -> None:
@@ -76,3 +88,40 @@ def test_refused_system_calls() -> None:
 def test_a_bot_cannot_make_the_referee_look_at_endless_paths(tmp_path: Path) -> None:
     lines = [" ".join(f"/x/{n}.txt" for n in range(1000))] * 10
     assert named_paths(lines) == []  # nothing exists, and at most a few were looked at
+
+
+def test_a_variable_already_passed_or_that_looks_like_a_secret_is_never_suggested(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for name in ("TEXAS42_MODEL_DIR", "TEXAS42_API_TOKEN", "AWS_PROFILE", "MY_PASSWORD"):
+        monkeypatch.setenv(name, "x")
+    lines = ["KeyError: 'TEXAS42_MODEL_DIR' TEXAS42_API_TOKEN AWS_PROFILE MY_PASSWORD"]
+    said = hints(lines, "python3 bot.py", SandboxSettings())
+    assert said == [
+        "its stderr names TEXAS42_MODEL_DIR, a variable sandboxed bots do not get; if it needs"
+        " it: --sandbox-env TEXAS42_MODEL_DIR"
+    ]
+    assert hints(lines, "python3 bot.py", SandboxSettings(env=("TEXAS42_MODEL_DIR",))) == []
+
+
+def test_a_hostile_bot_cannot_get_the_referee_to_advise_opening_the_machine(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "bot.py").write_text("")
+    (tmp_path / ".ssh").mkdir()
+    (tmp_path / ".ssh" / "id_rsa").write_text("")
+    (tmp_path / "notes").mkdir()
+    claims = [
+        f"Permission denied: '{path}'"
+        for path in ("/etc/shadow", "/root", "/", str(Path.home()), str(tmp_path / ".ssh/id_rsa"))
+    ]
+    assert hints(claims, f"python3 {tmp_path / 'bot.py'}", SandboxSettings()) == []
+    allowed = SandboxSettings(allow=(str(tmp_path / "notes"),))
+    assert (
+        hints(
+            [f"Permission denied: '{tmp_path / 'notes'}'"],
+            f"python3 {tmp_path / 'bot.py'}",
+            allowed,
+        )
+        == []
+    )
