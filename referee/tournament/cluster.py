@@ -39,9 +39,21 @@ def check_workers(address: str, commands: dict[str, str]) -> str | None:
             " scheduler' and give the address it prints"
         ) from None
     try:
-        answers = client.run(commands_here, commands)
+        answers = client.run(commands_here, commands, on_error="return")
+    except Exception as exc:  # the scheduler went away, a message could not be sent...
+        raise TournamentError(
+            f"cannot ask the Dask workers at {address} whether they can start the bots:"
+            f" {type(exc).__name__}: {exc}"
+        ) from None
     finally:
         client.close()  # type: ignore[no-untyped-call]
+    broken = [(w, answer) for w, answer in answers.items() if isinstance(answer, BaseException)]
+    if broken:
+        worker, error = broken[0]
+        raise TournamentError(
+            f"Dask worker {worker} could not check the bot commands ({type(error).__name__}:"
+            f" {error}): is this referee installed there, in the same version?"
+        )
     if not answers:
         return (
             f"warning: the Dask cluster at {address} has no worker yet: the bot commands were"

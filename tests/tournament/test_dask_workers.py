@@ -121,3 +121,21 @@ def test_an_unreachable_scheduler_is_a_usage_mistake(monkeypatch: pytest.MonkeyP
     assert str(raised.value).endswith(
         "start it with 'dask scheduler' and give the address it prints"
     )
+
+
+def test_a_worker_that_cannot_run_the_check_is_a_usage_mistake(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    distributed = pytest.importorskip("distributed")
+
+    def broken(commands: dict[str, str]) -> None:
+        raise ModuleNotFoundError("No module named 'referee'")
+
+    monkeypatch.setattr(cluster_module, "commands_here", broken)
+    with (
+        distributed.LocalCluster(n_workers=1, processes=False, dashboard_address=None) as local,
+        pytest.raises(TournamentError) as raised,
+    ):
+        cluster_module.check_workers(local.scheduler_address, {"a": "python3 x.py"})
+    assert "could not check the bot commands (ModuleNotFoundError" in str(raised.value)
+    assert str(raised.value).endswith("is this referee installed there, in the same version?")

@@ -15,7 +15,7 @@ from support.tournaments import result_line
 from referee.match.outcome import BotFailure
 from referee.match.process import StderrTail
 from referee.record.sandbox import SandboxReport
-from referee.tournament.failures import failure_kinds, new_failures
+from referee.tournament.failures import failure_kinds, new_failures, only_first_tails
 from referee.tournament.results import read_results
 
 
@@ -41,6 +41,14 @@ def test_each_entrant_and_reason_once_with_its_first_match_and_count() -> None:
     assert kinds[0].first.stderr.path == "A.stderr"
 
 
+def test_only_the_first_failure_of_a_kind_keeps_its_lines() -> None:
+    result = _failed({"first": "a", "second": "b", "winner": "b"}, "C", "crashed")
+    assert only_first_tails(result, {"C"}) is result  # type: ignore[arg-type]
+    slim = only_first_tails(result, set())  # type: ignore[arg-type]
+    assert slim.failures["C"].stderr == StderrTail("C.stderr", [], 1)
+    assert slim.failures["C"].detail == "crashed detail"
+
+
 def test_a_kind_is_new_only_once() -> None:
     seen: set[tuple[str, str]] = set()
     first = _failed({"first": "a", "second": "b", "winner": "b"}, "C", "crashed")
@@ -64,6 +72,9 @@ def test_a_tournament_says_why_a_bot_failed(tmp_path: Path) -> None:
     assert "check-bot" not in run.stdout  # no sandbox, no advice about it
     _, lines = read_results(results)
     assert all(line.failures and "A" in line.failures for line in lines if line.first == "crashy")
+    tails = [failure.stderr for line in lines for failure in line.failures.values()]
+    assert len(tails) == 2 and all(tail.total == 32 and tail.path for tail in tails)
+    assert sorted(len(tail.lines) for tail in tails) == [0, 20]  # only the first kept its lines
     document = referee("tournament", *args, "--resume", "--json", cwd=tmp_path)
     failures = json.loads(document.stdout)["failures"]
     assert [(f["entrant"], f["reason"], f["matches"]) for f in failures] == [
