@@ -9,7 +9,7 @@ import typer
 from typer.core import TyperCommand
 
 from referee.cli.app import app
-from referee.cli.exits import FAILED, OK, by_signal
+from referee.cli.exits import FAILED, OK
 from referee.cli.options import (
     DEFAULT_SANDBOX_MODE,
     AllowOption,
@@ -197,11 +197,9 @@ def _run(
     """Ask the bot, showing how far a sweep has gone; Ctrl-C, SIGTERM and SIGHUP close it."""
     from functools import partial
 
-    import trio
-
     from referee.ask.session import ask_bot
+    from referee.cli.foreground import in_foreground
     from referee.display import LongWork, people_console
-    from referee.match.runner import Terminated, in_foreground, interrupted, leaf_error
 
     questions = told.through(decision)
     acts = sum(1 for question in questions if question.decision is not None) if sweep else 0
@@ -212,20 +210,8 @@ def _run(
             work.advance()
 
     asking = partial(ask_bot, command, told, questions, settings, plan, answered, trace)
-    try:
-        with work:
-            return trio.run(in_foreground, asking)
-    except BaseException as exc:
-        if interrupted(exc):
-            cause = leaf_error(exc)
-            signum = cause.signum if isinstance(cause, Terminated) else 2
-            typer.echo("referee: interrupted; the bot was closed", err=True)
-            raise typer.Exit(by_signal(signum)) from None
-        cause = leaf_error(exc)
-        typer.echo(
-            f"referee: internal error: {type(cause).__name__}: {shown(str(cause))}", err=True
-        )
-        raise typer.Exit(FAILED) from None
+    with work:
+        return in_foreground(asking, "the bot was closed")
 
 
 def _print(result: Report, told: Transcript) -> None:

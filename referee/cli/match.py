@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -10,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import msgspec
 import typer
 
-from referee.terminal import json_text, shown
+from referee.terminal import json_text
 
 if TYPE_CHECKING:
     from referee.match.outcome import MatchOutcome
@@ -20,7 +19,7 @@ if TYPE_CHECKING:
     from referee.settings import MatchSettings
 
 from referee.cli.app import app
-from referee.cli.exits import FAILED, by_signal
+from referee.cli.foreground import in_foreground
 from referee.cli.options import (
     DEFAULT_LIMITS,
     DEFAULT_ON_FAULT,
@@ -154,36 +153,9 @@ def play(
     sandbox: SandboxPlan,
     trace: WireTrace | None = None,
 ) -> MatchOutcome:
-    """Run a match in the foreground (see ``in_foreground``)."""
-    from referee.match.runner import run_match_in_foreground
+    """Run a match in the foreground (``cli.foreground``): an interruption ends its log with
+    ``interrupted``."""
+    from referee.match.runner import run_match
 
-    return in_foreground(
-        partial(run_match_in_foreground, settings, commands, log_path, sandbox, trace), log_path
-    )
-
-
-def in_foreground(main: Callable[[], Awaitable[MatchOutcome]], log_path: Path) -> MatchOutcome:
-    """Run ``main``, a match writing ``log_path``: Ctrl-C, SIGTERM and SIGHUP end it cleanly
-    (exit 130, 143, 129), and a failure of the referee itself exits 1 with one line — never a
-    traceback."""
-    import trio
-
-    from referee.match.runner import Terminated, interrupted, leaf_error
-
-    try:
-        return trio.run(main)
-    except BaseException as exc:
-        if interrupted(exc):
-            cause = leaf_error(exc)
-            signum = cause.signum if isinstance(cause, Terminated) else 2
-            typer.echo(f"referee: interrupted; the log ends there: {log_path}", err=True)
-            raise typer.Exit(by_signal(signum)) from None
-        cause = leaf_error(exc)
-        if isinstance(cause, OSError):
-            what = cause.strerror or cause
-            typer.echo(f"referee: {what}: {cause.filename or log_path}", err=True)
-        else:
-            typer.echo(
-                f"referee: internal error: {type(cause).__name__}: {shown(str(cause))}", err=True
-            )
-        raise typer.Exit(FAILED) from None
+    main = partial(run_match, settings, commands, log_path, sandbox, trace=trace)
+    return in_foreground(main, f"the log ends there: {log_path}", log_path)

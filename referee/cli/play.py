@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from referee.settings import MatchSettings, SandboxSettings
 
 from referee.cli.app import app
-from referee.cli.match import in_foreground
+from referee.cli.foreground import in_foreground
 from referee.cli.options import (
     DEFAULT_LIMITS,
     DEFAULT_SANDBOX_MODE,
@@ -145,7 +145,11 @@ def play_command(
         raise
     commands = {s: bot_commands.get(s, PERSON_COMMAND) for s in SEATS}
     person = _person(mine, name, commands)
-    outcome = in_foreground(lambda: _play(settings, commands, log_path, plan, person), log_path)
+    outcome = in_foreground(
+        lambda: _play(settings, commands, log_path, plan, person),
+        f"the log ends there: {log_path}",
+        log_path,
+    )
     _farewell(outcome, commands, mine, log_path, plan.settings)
 
 
@@ -172,12 +176,12 @@ async def _play(
     """The match with the person in their seat; it ends once the person has seen its end."""
     import trio
 
-    from referee.match.runner import run_match_in_foreground
+    from referee.match.runner import run_match
 
     seat = {person.seat: person.connect(settings.max_line_bytes)}
     async with trio.open_nursery() as nursery:
         nursery.start_soon(person.run)
-        outcome = await run_match_in_foreground(settings, commands, log_path, sandbox, people=seat)
+        outcome = await run_match(settings, commands, log_path, sandbox, people=seat)
         await person.close_table_side()
         await person.finished.wait()
     return outcome

@@ -12,7 +12,6 @@ import secrets
 import signal
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from datetime import datetime
-from functools import partial
 from pathlib import Path
 from typing import TypeVar
 
@@ -91,21 +90,6 @@ async def in_foreground(work: Callable[[], Awaitable[T]]) -> T:
             result = await work()
             nursery.cancel_scope.cancel()
     return result
-
-
-async def run_match_in_foreground(
-    settings: MatchSettings,
-    commands: dict[Seat, str],
-    log_path: Path,
-    sandbox: SandboxPlan | None = None,
-    trace: WireTrace | None = None,
-    people: Mapping[Seat, BotConnection] | None = None,
-) -> MatchOutcome:
-    """``run_match`` for a command line (``in_foreground``: the log ends with
-    ``interrupted``)."""
-    return await in_foreground(
-        partial(run_match, settings, commands, log_path, sandbox, trace=trace, people=people)
-    )
 
 
 def seat_commands(commands: list[str]) -> dict[Seat, str]:
