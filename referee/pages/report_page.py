@@ -23,7 +23,7 @@ from referee.record.records import split_counts
 from referee.tally.counting import Uncountable
 from referee.tally.summary import Summary, bid_label, bid_order
 from referee.tally.tables import inputs_lines, tables
-from referee.tally.tally import Tally, tournament_seats
+from referee.tally.tally import Tally
 from referee.tournament.logs import disagreement, own_log
 from referee.tournament.plan import pairings
 from referee.tournament.results import MatchResult, ResultsHeader
@@ -82,7 +82,7 @@ def _count(tally: Tally, result: MatchResult, verified: list[LogFile], row: Matc
         tally.skip(result.log, row.why_no_page or "not read", result.match_id)
         return
     try:
-        tally.add_log(verified[0], tournament_seats(result))
+        tally.add_log(verified[0], result.seats)
     except Uncountable as exc:  # not after verify: the rules accepted every move
         tally.skip(result.log, str(exc), result.match_id)
 

@@ -27,7 +27,7 @@ from referee.record.log import LogFile, read_log
 from referee.record.verify import verify
 from referee.rules.tiles import Seat
 from referee.tally.counting import Uncountable
-from referee.tally.tally import Tally, tournament_seats
+from referee.tally.tally import Tally
 from referee.tournament.logs import disagreement, own_log
 from referee.tournament.results import (
     MatchResult,
@@ -181,7 +181,7 @@ def _tournament_log(
     if why:
         tally.skip(str(path), why, result.match_id)
     else:
-        _count(tally, log, str(path), tournament_seats(result), result.match_id)
+        _count(tally, log, str(path), result.seats, result.match_id)
     return path
 
 

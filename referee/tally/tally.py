@@ -67,12 +67,6 @@ class Skipped(msgspec.Struct, frozen=True):
     match: str | None = None
 
 
-def tournament_seats(result: MatchResult) -> dict[Seat, str]:
-    """The entrant in each seat of a tournament's match."""
-    first, second = result.first, result.second
-    return {"A": first, "B": second, "C": first, "D": second}
-
-
 class Tally:
     """The counts so far. Entrants keep the order they were first seen in (a results file's
     own order first)."""

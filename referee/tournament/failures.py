@@ -29,18 +29,13 @@ class FailureKind:
     sandboxed: bool
 
 
-def entrant_of(result: MatchResult, seat: Seat) -> str:
-    """The entrant whose program sat in ``seat``."""
-    return result.first if seat in "AC" else result.second
-
-
 def failure_kinds(results: Iterable[MatchResult], commands: dict[str, str]) -> list[FailureKind]:
     """Every (entrant, reason) with a failure, in the order they first happened."""
     first: dict[tuple[str, str], FailureKind] = {}
     counted: dict[tuple[str, str], set[str]] = {}
     for result in results:
         for seat, failure in result.failures.items():
-            entrant = entrant_of(result, seat)
+            entrant = result.seats[seat]
             key = (entrant, failure.reason)
             counted.setdefault(key, set()).add(result.match_id)
             if key not in first:
@@ -77,8 +72,8 @@ def new_failures(result: MatchResult, seen: set[tuple[str, str]]) -> list[tuple[
     """The seats of ``result`` whose (entrant, reason) is not in ``seen`` yet (added)."""
     fresh = []
     for seat, failure in result.failures.items():
-        key = (entrant_of(result, seat), failure.reason)
+        key = (result.seats[seat], failure.reason)
         if key not in seen:
             seen.add(key)
-            fresh.append((seat, entrant_of(result, seat)))
+            fresh.append((seat, result.seats[seat]))
     return fresh

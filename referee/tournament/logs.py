@@ -38,9 +38,11 @@ def disagreement(result: MatchResult, log: LogFile, commands: dict[str, str]) ->
     end, header = log.records[-1], log.header
     if not isinstance(end, MatchEndRecord):
         return "the end (its log has no match_end record)"
-    sides = [commands.get(result.first), commands.get(result.second)]
     pairs = {
-        "who sat where": (sides * 2, [header.bots[seat] for seat in ("A", "B", "C", "D")]),
+        "who sat where": (
+            {seat: commands.get(name) for seat, name in result.seats.items()},
+            dict(header.bots),
+        ),
         "the winner": (result.winner_side, end.winner),
         "the marks": (result.marks, end.marks),
         "the hands": (result.hands, end.hands),

@@ -64,6 +64,11 @@ class MatchResult(msgspec.Struct, frozen=True, tag_field="type", tag="match"):
     failures: dict[Seat, BotFailure] = msgspec.field(default_factory=dict)
 
     @property
+    def seats(self) -> dict[Seat, str]:
+        """The entrant in each seat: the first holds A+C, the second B+D."""
+        return {"A": self.first, "B": self.second, "C": self.first, "D": self.second}
+
+    @property
     def void(self) -> bool:
         """No match was played: bots of both sides failed to start. Not a draw: it counts in
         no score, rate, interval or rating."""

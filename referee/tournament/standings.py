@@ -84,13 +84,13 @@ def standings(names: list[str], results: list[MatchResult]) -> Standings:
         a, b = result.first, result.second
         counted, _ = split_counts(result.faults)
         for seat, reasons in counted.items():
-            owner = a if seat in "AC" else b
+            owner = result.seats[seat]
             faults[owner] += sum(reasons.values())
             never[owner] += "start_failed" in reasons or (
                 bool(result.names) and not result.names.get(seat)
             )
         if result.forfeit is not None:
-            forfeits[a if result.forfeit.seat in "AC" else b] += 1
+            forfeits[result.seats[result.forfeit.seat]] += 1
         if result.void:
             void[a] += 1
             void[b] += 1
