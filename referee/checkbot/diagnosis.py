@@ -128,7 +128,7 @@ async def diagnose(
     if await runs.passes(sandbox.lifted(SYSTEM_CALLS), "system-calls"):
         said = next((line for line in lines if refused_call(line)), None)
         said = said or next((line for line in lines if denied(line)), None)
-        quoted = f" (its stderr: {said!r})" if said else ""
+        quoted = f' (its stderr: "{said}")' if said else ""
         return found(
             "system_call",
             "it passes without the sandbox and with seccomp alone lifted: it makes a system"
@@ -225,7 +225,7 @@ async def _which_file(
                 f"--sandbox-allow {path}",
             )
     said = next((line for line in lines if denied(line)), None)
-    quoted = f" (its stderr: {said!r})" if said else ""
+    quoted = f' (its stderr: "{said}")' if said else ""
     return found(
         "files",
         "it passes without Landlock's allow-list: it opens a file outside it (a sandboxed"
