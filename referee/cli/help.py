@@ -8,6 +8,7 @@ cut at the source's width.
 
 from __future__ import annotations
 
+import inspect
 from typing import Any, Final
 
 import typer
@@ -19,6 +20,7 @@ PATCHED: Final = (
     ("typer.core", "TyperOption", "display_type_rich"),
     ("typer.core", "TyperArgument", "display_type_rich"),
     ("typer.rich_utils", None, "_fix_linebreaks"),
+    ("typer.rich_utils", None, "_make_command_help"),
 )
 
 
@@ -64,3 +66,23 @@ def _reflowed_paragraphs() -> None:
 
 
 _reflowed_paragraphs()
+
+
+def _one_line_summaries() -> None:
+    """In the list of commands typer keeps the line breaks of a docstring's first paragraph
+    (in its rich mode), so a summary wider than one line breaks mid-sentence where our source
+    did: join them there too."""
+    import typer.rich_utils
+
+    make = typer.rich_utils._make_command_help
+
+    def joined(*, help_text: str, markup_mode: Any) -> Any:
+        first, _, rest = inspect.cleandoc(help_text).partition("\n\n")
+        if not first.startswith("\b"):
+            first = " ".join(line.strip() for line in first.splitlines())
+        return make(help_text=f"{first}\n\n{rest}" if rest else first, markup_mode=markup_mode)
+
+    typer.rich_utils._make_command_help = joined
+
+
+_one_line_summaries()

@@ -31,7 +31,7 @@ def test_typer_still_has_and_calls_every_patched_attribute() -> None:
         capture_output=True, text=True, check=True,
     )  # fmt: skip
     found = json.loads(run.stdout)
-    assert len(found) == len(PATCHED) == 4
+    assert len(found) == len(PATCHED) == 5
     missing = [name for name, (present, _) in found.items() if not present]
     assert not missing, f"typer no longer has {missing}: mend referee/cli/help.py"
     uncalled = [name for name, (_, called) in found.items() if not called]
@@ -47,3 +47,14 @@ def test_the_patches_are_in_place_once_the_command_line_is_imported() -> None:
     assert typer.core.TyperOption.display_type_rich.__qualname__.endswith("value_name")
     assert typer.core.TyperArgument.display_type_rich(None, None) is None  # type: ignore[arg-type]
     assert typer.rich_utils._fix_linebreaks(["a\nb", "\bc\nd"], "rich") == "a b\n\n\bc\nd"
+
+
+
+def test_a_commands_summary_is_one_paragraph_without_the_sources_line_breaks() -> None:
+    from typer.testing import CliRunner
+
+    from referee.cli import app
+
+    listing = CliRunner().invoke(app, ["--help"], env={"COLUMNS": "200"}).output
+    line = next(text for text in listing.splitlines() if " report " in text)
+    assert "head to head, win rates" in line  # one line at 200 columns: no break of the source's
