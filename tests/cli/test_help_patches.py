@@ -49,7 +49,6 @@ def test_the_patches_are_in_place_once_the_command_line_is_imported() -> None:
     assert typer.rich_utils._fix_linebreaks(["a\nb", "\bc\nd"], "rich") == "a b\n\n\bc\nd"
 
 
-
 def test_a_commands_summary_is_one_paragraph_without_the_sources_line_breaks() -> None:
     from typer.testing import CliRunner
 
