@@ -122,6 +122,16 @@ SandboxOption = Annotated[Sandbox, typer.Option(help=SANDBOX_HELP)]
 AllowOption = Annotated[
     list[Path] | None, typer.Option(metavar="PATH", help=ALLOW_HELP, show_default=False)
 ]
+#: The match seed and the log's path, on every command that plays a match (``match``,
+#: ``play``).
+SeedOption = Annotated[
+    int | None,
+    typer.Option(min=0, max=2**64 - 1, help="Match seed: first dealer and every deal."),
+]
+LogOption = Annotated[
+    Path | None,
+    typer.Option(help="Replay log path (JSON lines). Default: a new file under ./matches/."),
+]
 #: ``--debug`` on every command that talks to bots (``match.trace.WireTrace``).
 DebugOption = Annotated[
     bool,

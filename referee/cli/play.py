@@ -24,6 +24,7 @@ from referee.cli.options import (
     AllowOption,
     CpuLimit,
     EnvOption,
+    LogOption,
     MaxHands,
     MaxLineBytes,
     MaxProcesses,
@@ -33,6 +34,7 @@ from referee.cli.options import (
     SandboxOption,
     ScratchLimit,
     SeatName,
+    SeedOption,
     StartupTimeout,
     TimeBank,
     bundled_bot,
@@ -67,14 +69,8 @@ def play_command(
     seat: Annotated[
         SeatName, typer.Option(help="The seat you play (A+C against B+D).")
     ] = DEFAULT_SEAT,
-    seed: Annotated[
-        int | None,
-        typer.Option(min=0, max=2**64 - 1, help="Match seed: first dealer and every deal."),
-    ] = None,
-    log: Annotated[
-        Path | None,
-        typer.Option(help="Replay log path (JSON lines). Default: a new file under ./matches/."),
-    ] = None,
+    seed: SeedOption = None,
+    log: LogOption = None,
     name: Annotated[str, typer.Option(help="Your name in the log (1-100 characters).")] = "person",
     move_timeout: MoveTimeout = DEFAULT_LIMITS.move_timeout,
     startup_timeout: StartupTimeout = DEFAULT_LIMITS.startup_timeout,

@@ -316,15 +316,10 @@ class FakeBot:
 R = TypeVar("R")
 
 
-@dataclass
-class MatchRun:
-    """What a match over fake bots left behind."""
+class Logged:
+    """A played match's log records, read by kind (a mix-in of the runs below)."""
 
-    outcome: MatchOutcome
     records: list[LogRecord]
-    log: bytes
-    bots: dict[Seat, FakeBot]
-    table: Table
 
     def of(self, kind: type[R]) -> list[R]:
         return [record for record in self.records if isinstance(record, kind)]
@@ -338,6 +333,17 @@ class MatchRun:
     def end(self) -> MatchEndRecord:
         assert isinstance(self.records[-1], MatchEndRecord)
         return self.records[-1]
+
+
+@dataclass
+class MatchRun(Logged):
+    """What a match over fake bots left behind."""
+
+    outcome: MatchOutcome
+    records: list[LogRecord]
+    log: bytes
+    bots: dict[Seat, FakeBot]
+    table: Table
 
 
 def chained_records(log: bytes) -> list[LogRecord]:

@@ -26,10 +26,10 @@ from referee.human.screen import PROMPT, Screen
 from referee.match.outcome import MatchOutcome
 from referee.match.table import Table
 from referee.record.log import LogWriter
-from referee.record.records import Header, LogRecord, MatchEndRecord
+from referee.record.records import LogRecord
 from referee.rules import SEATS, Seat, Tile
 from referee.wire.messages import Act
-from support.fakes import FakeBot, Policy, chained_records, random_policy, settings
+from support.fakes import FakeBot, Logged, Policy, chained_records, random_policy, settings
 
 #: How a script answers: the prompt and the act being answered (None: the confirmation of
 #: leaving) -> the line typed, or None for the end of input.
@@ -112,7 +112,7 @@ def then(lines: list[str | None], after: Answer) -> Answer:
 
 
 @dataclass
-class PersonRun:
+class PersonRun(Logged):
     outcome: MatchOutcome
     log: bytes
     records: list[LogRecord]
@@ -120,19 +120,6 @@ class PersonRun:
     prompts: list[Prompt]
     person: Person
     bots: dict[Seat, FakeBot]
-
-    def of(self, kind: type[R]) -> list[R]:
-        return [record for record in self.records if isinstance(record, kind)]
-
-    @property
-    def header(self) -> Header:
-        assert isinstance(self.records[0], Header)
-        return self.records[0]
-
-    @property
-    def end(self) -> MatchEndRecord:
-        assert isinstance(self.records[-1], MatchEndRecord)
-        return self.records[-1]
 
 
 def console() -> Console:
