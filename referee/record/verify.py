@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
-from referee.errors import LogError, VerificationError
+from referee.errors import LogError, Resigned, VerificationError, reason_code
 from referee.record.checking import Disagreement, expect, show
 from referee.record.decisions import Decisions
 from referee.record.events import deal_record, event_record
@@ -209,6 +209,12 @@ class _Replay:
             self.startup.on_ignored(record)
 
     def on_fault(self, record: FaultRecord, at: Moment) -> None:
+        person = record.seat in (self.header.people or ())
+        if (record.reason == reason_code(Resigned)) != person:
+            raise Disagreement(
+                f"a {record.reason} fault of seat {record.seat}: only a person resigns, and a"
+                " person does nothing else a fault is charged for"
+            )
         self.faults[record.seat][record.reason] += 1
         if self.started:
             self.decisions.on_fault(record, at.match)

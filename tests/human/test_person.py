@@ -150,3 +150,22 @@ async def test_the_log_of_a_persons_match_follows_the_log_schema() -> None:
         validator.validate(line)
     assert lines[0]["people"] == ["B"]
     assert not validator.is_valid({**lines[0], "people": ["E"]})
+
+
+async def test_only_a_person_resigns_and_a_person_does_nothing_else_a_fault_is_for() -> None:
+    from support.log_edits import forged, split, verification_error
+
+    run = await play_with_person(then(["1", "q", "y"], by_number(1)), seat="D", seed=3)
+    lines = split(run.log)
+    at = next(i for i, line in enumerate(lines) if line.value["type"] == "fault")
+
+    def as_crash(value: dict[str, object]) -> None:
+        value["reason"] = "crashed"
+
+    def as_bots(value: dict[str, object]) -> None:  # the header names no person
+        del value["people"]
+
+    crashed = forged([*lines[:at], lines[at].edited(as_crash), *lines[at + 1 :]])
+    assert "only a person resigns" in str(verification_error(crashed))
+    no_person = forged([lines[0].edited(as_bots), *lines[1:]])
+    assert "only a person resigns" in str(verification_error(no_person))
