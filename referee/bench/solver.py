@@ -1,4 +1,5 @@
-"""How fast the strong bot's exact solver answers make-or-set, trick by trick.
+"""How fast the strong bot's exact solver answers make-or-set, trick by trick, on each core
+(the compiled one and the Python one it falls back to).
 
 Each of ``deals`` seeded deals gets a point contract: the first bidder bids 30 to 35 and
 names as trump the number it holds most of. At the lead of each trick — the hand played on
@@ -18,7 +19,7 @@ from referee.rules import Bid, DeclareTrump, Hand, Pass, Play
 from referee.rules.deal import deal
 from referee.rules.tiles import LEFT_OF, PARTNERSHIP_OF, SEATS, TILES, seats_from
 from referee.stats import percentile
-from referee.strong.solver import Position, Solver, mask
+from referee.strong.solver import CORE, CompiledSolver, Position, PythonSolver, Solver, mask
 
 
 @dataclass
@@ -46,7 +47,11 @@ def _contract(seed: int) -> Hand:
     return hand
 
 
-def run(deals: int, seed: int = 1) -> SolverBench:
+def run(
+    deals: int, seed: int = 1, solver: type[PythonSolver] | type[CompiledSolver] = Solver
+) -> SolverBench:
+    """Every deal played out by ``solver``'s own first making (or setting) tile, each lead
+    solved and timed."""
     bench = SolverBench()
     for number in range(seed, seed + deals):
         hand = _contract(number)
@@ -59,7 +64,7 @@ def run(deals: int, seed: int = 1) -> SolverBench:
             seat = hand.turn
             assert seat is not None
             if not hand.trick:
-                solver = Solver(contract.trump, SEATS.index(contract.declarer) % 2, target)
+                search = solver(contract.trump, SEATS.index(contract.declarer) % 2, target)
                 a, b, c, d = (mask(hand.hands[s]) for s in SEATS)
                 position = Position(
                     hands=(a, b, c, d),
@@ -67,11 +72,11 @@ def run(deals: int, seed: int = 1) -> SolverBench:
                     points=(hand.points[declarers], hand.points[defenders]),
                 )
                 started = time.perf_counter()
-                values = solver.move_values(position)
+                values = search.move_values(position)
                 bench.seconds.setdefault(len(hand.piles) + 1, []).append(
                     time.perf_counter() - started
                 )
-                bench.nodes += solver.nodes
+                bench.nodes += search.nodes
                 ours = PARTNERSHIP_OF[seat] == declarers
                 good = [tile for tile, value in values.items() if value == ours]
                 tile = TILES[good[0] if good else next(iter(values))]
@@ -87,16 +92,35 @@ def summary(times: list[float]) -> tuple[float, float, float]:
 
 
 def lines(deals: int, seed: int) -> Iterator[str]:
-    """Run the benchmark; its lines for people, the figure last."""
-    result = run(deals, seed)
-    for trick, times in sorted(result.seconds.items()):
-        mean, p90, most = summary(times)
+    """Run the benchmark on each core there is (the compiled one first); its lines for
+    people, the figure last."""
+    cores: list[tuple[str, type[PythonSolver] | type[CompiledSolver]]] = []
+    if CORE == "c":
+        cores.append(("C", CompiledSolver))
+    cores.append(("Python", PythonSolver))
+    results = {}
+    for name, solver in cores:
+        result = results[name] = run(deals, seed, solver)
+        yield f"{name} core:"
+        for trick, times in sorted(result.seconds.items()):
+            mean, p90, most = summary(times)
+            yield (
+                f"  trick {trick}: {len(times)} leads, every legal tile solved in {mean:.2f} ms"
+                f" mean ({p90:.2f} p90, {most:.2f} max)"
+            )
+        yield f"  {result.nodes_per_second / 1e6:.2f} M positions/s"
+    python = results["Python"]
+    first = summary(python.seconds[1])[0]
+    if "C" not in results:
         yield (
-            f"trick {trick}: {len(times)} leads, every legal tile solved in {mean:.1f} ms mean"
-            f" ({p90:.1f} p90, {most:.1f} max)"
+            f"solver: Python core only (no compiled one here), {python.nodes_per_second / 1e6:.2f}"
+            f" M positions/s; first lead {first:.0f} ms mean"
         )
-    mean, p90, most = summary(result.seconds[1])
+        return
+    c = results["C"]
+    ratio = c.nodes_per_second / python.nodes_per_second
     yield (
-        f"solver: {result.nodes_per_second / 1e6:.2f} M positions/s; first lead {mean:.0f} ms"
-        f" mean ({p90:.0f} p90, {most:.0f} max)"
+        f"solver: C {c.nodes_per_second / 1e6:.1f} M positions/s, {ratio:.0f}x Python's"
+        f" {python.nodes_per_second / 1e6:.2f} M (target 30x); first lead"
+        f" {summary(c.seconds[1])[0]:.1f} ms mean against {first:.0f} ms"
     )

@@ -1,6 +1,10 @@
 """Does the declaring side reach its bid, if every hand were known and both sides played
 perfectly? An exact ("double dummy") search of a hand's play, on bit masks.
 
+Two cores give the same answers: ``_solver.c``, compiled at install (30-plus times faster),
+and ``PythonSolver`` here, used where no compiler was found and as the oracle the tests hold
+the compiled one to. ``Solver`` is the one in use and ``CORE`` says which it is.
+
 Tiles are numbered as ``TILES`` lists them (0 = [0|0] ... 27 = [6|6]) and a hand is a 28-bit
 mask; seats are 0-3 (A-D). For each trump the suit a tile calls, the tiles that follow each
 suit and each tile's strength are tables (``Tables``), so a trick is a few lookups.
@@ -102,9 +106,11 @@ def trick_winner(trick: tuple[tuple[int, int], ...], rules: Tables) -> int:
 
 
 @dataclass
-class Solver:
+class PythonSolver:
     """Answers make-or-set questions for one contract: ``declarers`` is 0 (A+C) or 1 (B+D),
-    ``target`` the bid's points, or None for an all-tricks bid."""
+    ``target`` the bid's points, or None for an all-tricks bid. The search in Python: the
+    fallback where the compiled one (``_solver.c``) was not built, and the oracle the tests
+    hold it to."""
 
     trump: Trump
     declarers: int
@@ -224,3 +230,79 @@ class Solver:
             if value == declaring:  # the declarers found a make, or the defenders a set
                 return value
         return not declaring
+
+
+class CompiledSolver:
+    """``PythonSolver``'s interface over the compiled search (``_solver.c``)."""
+
+    def __init__(
+        self,
+        trump: Trump,
+        declarers: int,
+        target: int | None,
+        deadline: float | None = None,
+        max_nodes: int | None = None,
+    ) -> None:
+        self.trump = trump
+        self.declarers = declarers
+        self.target = target
+        rules = tables(trump)
+        self._search = _compiled.Solver(
+            rules.called,
+            rules.followers,
+            rules.strength,
+            POINTS,
+            declarers,
+            -1 if target is None else target,
+            -1 if max_nodes is None else max_nodes,
+        )
+        self.deadline = deadline
+
+    @property
+    def deadline(self) -> float | None:
+        return self._deadline
+
+    @deadline.setter
+    def deadline(self, when: float | None) -> None:
+        """A ``time.perf_counter()`` time, read by the search on its own clock."""
+        self._deadline = when
+        if when is None:
+            self._search.deadline = -1.0
+        else:
+            self._search.deadline = _compiled.monotonic() + (when - time.perf_counter())
+
+    @property
+    def nodes(self) -> int:
+        return int(self._search.nodes)
+
+    @nodes.setter
+    def nodes(self, value: int) -> None:
+        self._search.nodes = value
+
+    def makes(self, position: Position) -> bool:
+        made = self._search.makes(*_arguments(position))
+        if made is None:
+            raise OutOfTime
+        return bool(made)
+
+    def move_values(self, position: Position) -> dict[int, bool]:
+        values = self._search.move_values(*_arguments(position))
+        if values is None:
+            raise OutOfTime
+        return values  # type: ignore[no-any-return]
+
+
+def _arguments(position: Position) -> tuple[object, ...]:
+    return position.hands, position.turn, position.trick, position.points
+
+
+try:
+    from referee.strong import _solver as _compiled  # type: ignore[attr-defined]
+except ImportError:  # built without a C compiler: the Python search answers alike
+    _compiled = None
+
+#: The search in use, and its name: "c" (compiled at install), or "python".
+Solver: Final[type[PythonSolver] | type[CompiledSolver]] = (
+    PythonSolver if _compiled is None else CompiledSolver
+)
+CORE: Final = "python" if _compiled is None else "c"

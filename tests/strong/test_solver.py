@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -14,7 +15,19 @@ from referee.rules import Hand, Play
 from referee.rules.deal import deal
 from referee.rules.events import TrickTaken
 from referee.rules.tiles import PARTNERSHIP_OF, SEATS, Partnership
-from referee.strong.solver import INDEX, Position, Solver, mask, tables, trick_winner
+from referee.strong.solver import (
+    CORE,
+    INDEX,
+    CompiledSolver,
+    Position,
+    PythonSolver,
+    mask,
+    tables,
+    trick_winner,
+)
+
+#: Each core this install has: the compiled one is held to the same answers as the Python one.
+CORES = [PythonSolver, *([CompiledSolver] if CORE == "c" else [])]
 
 
 def naive(hand: Hand, declarers: Partnership) -> bool:
@@ -85,6 +98,7 @@ def position(hand: Hand, declarers: Partnership) -> Position:
     )  # fmt: skip
 
 
+@pytest.mark.parametrize("Solver", CORES)
 @settings(max_examples=120, deadline=None)
 @given(
     seed=st.integers(0, 2**32),
@@ -92,7 +106,7 @@ def position(hand: Hand, declarers: Partnership) -> Position:
     into_trick=st.integers(0, 3),
 )
 def test_every_legal_tiles_value_is_the_naive_minimaxs(
-    seed: int, tricks_left: int, into_trick: int
+    Solver: type[PythonSolver], seed: int, tricks_left: int, into_trick: int
 ) -> None:
     # Most random hands are decided before their last tricks: take the first from ``seed`` on
     # that still has an ending to solve.
@@ -113,7 +127,8 @@ def test_every_legal_tiles_value_is_the_naive_minimaxs(
     assert solver.makes(position(hand, declarers)) == naive(hand, declarers)
 
 
-def test_positions_answered_from_memory_count_toward_the_budget() -> None:
+@pytest.mark.parametrize("Solver", CORES)
+def test_positions_answered_from_memory_count_toward_the_budget(Solver: type[PythonSolver]) -> None:
     """Solving a position again finds its answers remembered, and still counts them: the
     count of positions is the decision's work, whatever kind it is. Three tiles into a trick,
     each last tile completes it, and the next lead is all the second search asks of memory."""
