@@ -36,7 +36,7 @@ from referee.bot import Decision, run
 from referee.rules import Action, AllTricksBid, Bid, DeclareTrump, Pass, Play, View
 from referee.rules.tiles import PARTNER_OF
 from referee.strong.bidding import CANDIDATE_TRUMPS, BiddingModel
-from referee.strong.play import choose_tile
+from referee.strong.play import MAX_NODES, choose_tile
 
 #: The chance of making a point bid it needs to bid, and an all-tricks bid.
 BID_CHANCE = 0.5
@@ -44,8 +44,9 @@ ALL_TRICKS_CHANCE = 0.85
 
 
 class Strong:
-    def __init__(self, budget_ms: float | None) -> None:
+    def __init__(self, budget_ms: float | None, max_nodes: int = MAX_NODES) -> None:
         self.budget_ms = budget_ms
+        self.max_nodes = max_nodes
         self.model = BiddingModel.load()
 
     def __call__(self, decision: Decision) -> Action:
@@ -74,6 +75,7 @@ class Strong:
             fallback.tile,
             decision.rng,
             self.budget(decision),
+            max_nodes=self.max_nodes,
         )
         if choice.clock_stopped:  # kept beside the match log by the referee
             print(
@@ -128,8 +130,9 @@ def main() -> None:
         type=float,
         help="milliseconds a play may take (default: min(200, a fifth of the move time))",
     )
+    parser.add_argument("--nodes", type=int, default=MAX_NODES, help="positions per play")
     args = parser.parse_args()
-    run(Strong(args.budget_ms), name="strong")
+    run(Strong(args.budget_ms, args.nodes), name="strong")
 
 
 if __name__ == "__main__":
