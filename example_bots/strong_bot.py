@@ -3,7 +3,7 @@
 
 - **Play** (``referee.strong.play``): deal the hidden tiles at random as the seat's
   information allows (``decision.seen``: every tile played with its seat, the suits each seat
-  showed out of), solve each deal exactly (``referee.strong.solver``: does the declaring side
+  showed out of), solve each deal exactly (``referee.solver.search``: does the declaring side
   reach its bid?), and play the tile that makes — or, defending, sets — the contract in the
   most deals. Worlds are solved until a count of positions (reproducible), with the clock
   as a safety net: a decision never takes more than its budget (``--budget-ms``; by default

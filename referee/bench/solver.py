@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from referee.rules import Bid, DeclareTrump, Hand, Pass, Play
 from referee.rules.deal import deal
 from referee.rules.tiles import LEFT_OF, PARTNERSHIP_OF, SEATS, TILES, seats_from
+from referee.solver.search import CORE, CompiledSolver, Position, PythonSolver, Solver, mask
 from referee.stats import percentile
-from referee.strong.solver import CORE, CompiledSolver, Position, PythonSolver, Solver, mask
 
 
 @dataclass

@@ -23,8 +23,8 @@ from pathlib import Path
 from referee.rules.actions import DOUBLES, Trump
 from referee.rules.suits import is_trump
 from referee.rules.tiles import TILES, Tile
+from referee.solver.search import Position, Solver, mask
 from referee.strong.bidding import BIDS, CANDIDATE_TRUMPS, FEATURES, MODEL, features
-from referee.strong.solver import Position, Solver, mask
 
 
 def most_made(hands: list[list[Tile]], trump: Trump) -> int:

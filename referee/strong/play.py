@@ -22,7 +22,7 @@ from typing import Final
 from referee.bot import Seen
 from referee.rules.tiles import COUNT, PARTNERSHIP_OF, SEATS, Tile
 from referee.rules.views import View
-from referee.strong.solver import INDEX, OutOfTime, Position, Solver, mask
+from referee.solver.search import INDEX, OutOfTime, Position, Solver, mask
 
 #: Positions searched per decision: about 60 ms in CPython here at the first lead (the
 #: slowest), a third of the default budget, so that the count rather than the clock ends a

@@ -15,7 +15,7 @@ from referee.rules import Hand, Play
 from referee.rules.deal import deal
 from referee.rules.events import TrickTaken
 from referee.rules.tiles import PARTNERSHIP_OF, SEATS, Partnership
-from referee.strong.solver import (
+from referee.solver.search import (
     CORE,
     INDEX,
     CompiledSolver,

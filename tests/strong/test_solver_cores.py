@@ -1,8 +1,8 @@
-"""The compiled search (``_solver.c``) against the Python one, its oracle: the same value for
-every legal tile on random endings and whole deals of every trump and contract, all-tricks
-contracts and early ends included; its budgets; and bad input refused, never a crash. Where a C
-compiler is, the compiled core must have been built: a failed build would silently leave the
-bot 30 times slower."""
+"""The compiled search (``referee/solver/_search.c``) against the Python one, its oracle: the
+same value for every legal tile on random endings and whole deals of every trump and
+contract, all-tricks contracts and early ends included; its budgets; and bad input refused,
+never a crash. Where a C compiler is, the compiled core must have been built: a failed build
+would silently leave the bot 30 times slower."""
 
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from referee.rules.actions import TRUMPS, Trump
-from referee.strong import solver as solvers
-from referee.strong.solver import CORE, OutOfTime, Position, PythonSolver
+from referee.solver import search as solvers
+from referee.solver.search import CORE, OutOfTime, Position, PythonSolver
 
 pytestmark = pytest.mark.skipif(CORE != "c", reason="no compiled core: built without a C compiler")
 
@@ -137,11 +137,11 @@ def test_bad_positions_are_refused(
 
 
 def test_bad_tables_are_refused() -> None:
-    from referee.strong import _solver  # type: ignore[attr-defined]
+    from referee.solver import _search  # type: ignore[attr-defined]
 
     with pytest.raises(ValueError, match="28 values"):
-        _solver.Solver([0] * 27, [0] * 8, [[0] * 28] * 8, [0] * 28, 0, 34)
+        _search.Solver([0] * 27, [0] * 8, [[0] * 28] * 8, [0] * 28, 0, 34)
     with pytest.raises(ValueError, match="suits are 0 to 7"):
-        _solver.Solver([9] * 28, [0] * 8, [[0] * 28] * 8, [0] * 28, 0, 34)
+        _search.Solver([9] * 28, [0] * 8, [[0] * 28] * 8, [0] * 28, 0, 34)
     with pytest.raises(ValueError, match="target"):
-        _solver.Solver([0] * 28, [0] * 8, [[0] * 28] * 8, [0] * 28, 0, 99)
+        _search.Solver([0] * 28, [0] * 8, [[0] * 28] * 8, [0] * 28, 0, 99)

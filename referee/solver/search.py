@@ -1,7 +1,7 @@
 """Does the declaring side reach its bid, if every hand were known and both sides played
 perfectly? An exact ("double dummy") search of a hand's play, on bit masks.
 
-Two cores give the same answers: ``_solver.c``, compiled at install (30-plus times faster),
+Two cores give the same answers: ``_search.c``, compiled at install (30-plus times faster),
 and ``PythonSolver`` here, used where no compiler was found and as the oracle the tests hold
 the compiled one to. ``Solver`` is the one in use and ``CORE`` says which it is.
 
@@ -109,7 +109,7 @@ def trick_winner(trick: tuple[tuple[int, int], ...], rules: Tables) -> int:
 class PythonSolver:
     """Answers make-or-set questions for one contract: ``declarers`` is 0 (A+C) or 1 (B+D),
     ``target`` the bid's points, or None for an all-tricks bid. The search in Python: the
-    fallback where the compiled one (``_solver.c``) was not built, and the oracle the tests
+    fallback where the compiled one (``_search.c``) was not built, and the oracle the tests
     hold it to."""
 
     trump: Trump
@@ -233,7 +233,7 @@ class PythonSolver:
 
 
 class CompiledSolver:
-    """``PythonSolver``'s interface over the compiled search (``_solver.c``)."""
+    """``PythonSolver``'s interface over the compiled search (``_search.c``)."""
 
     def __init__(
         self,
@@ -297,10 +297,12 @@ def _arguments(position: Position) -> tuple[object, ...]:
 
 
 try:
-    from referee.strong import _solver as _compiled  # type: ignore[attr-defined]
+    from referee.solver import _search as _compiled  # type: ignore[attr-defined]
 except ImportError:  # built without a C compiler: the Python search answers alike
     _compiled = None
 
+#: A search of either core (their interfaces are the same).
+Search = PythonSolver | CompiledSolver
 #: The search in use, and its name: "c" (compiled at install), or "python".
 Solver: Final[type[PythonSolver] | type[CompiledSolver]] = (
     PythonSolver if _compiled is None else CompiledSolver

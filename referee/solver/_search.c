@@ -1,4 +1,4 @@
-/* The strong bot's make-or-set search in C: the same search as referee/strong/solver.py
+/* The strong bot's make-or-set search in C: the same search as referee/solver/search.py
  * (which stays as the fallback where no compiler was found, and as the oracle the tests hold
  * this one to), 30 to 60 times faster.
  *
@@ -461,10 +461,10 @@ static PyGetSetDef Solver_getset[] = {
 };
 
 static PyTypeObject SolverType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "referee.strong._solver.Solver",
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "referee.solver._search.Solver",
     .tp_basicsize = sizeof(Solver),
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "The make-or-set search of one contract (see referee/strong/solver.py).",
+    .tp_doc = "The make-or-set search of one contract (see referee/solver/search.py).",
     .tp_new = PyType_GenericNew,
     .tp_init = (initproc)Solver_init,
     .tp_dealloc = (destructor)Solver_dealloc,
@@ -478,11 +478,11 @@ static PyMethodDef module_methods[] = {
 };
 
 static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "referee.strong._solver",
+    PyModuleDef_HEAD_INIT, "referee.solver._search",
     "The strong bot's make-or-set search, compiled.", -1, module_methods,
 };
 
-PyMODINIT_FUNC PyInit__solver(void) {
+PyMODINIT_FUNC PyInit__search(void) {
     if (PyType_Ready(&SolverType) < 0)
         return NULL;
     if (table == NULL) {
