@@ -32,11 +32,17 @@ except ImportError:  # a clone that is not installed: the package is next to thi
 
 import heuristic_bot
 
-from referee.bot import Decision, run
+from referee.bot import SOLVER_CORE, Decision, run
 from referee.rules import Action, AllTricksBid, Bid, DeclareTrump, Pass, Play, View
 from referee.rules.tiles import PARTNER_OF
 from referee.strong.bidding import CANDIDATE_TRUMPS, BiddingModel
-from referee.strong.play import MAX_NODES, choose_tile
+from referee.strong.play import (
+    BASELINE_NODES,
+    BASELINE_WORLD_COST,
+    MAX_NODES,
+    WORLD_COST,
+    choose_tile,
+)
 
 #: The chance of making a point bid it needs to bid, and an all-tricks bid.
 BID_CHANCE = 0.5
@@ -44,9 +50,12 @@ ALL_TRICKS_CHANCE = 0.85
 
 
 class Strong:
-    def __init__(self, budget_ms: float | None, max_nodes: int = MAX_NODES) -> None:
+    def __init__(
+        self, budget_ms: float | None, max_nodes: int = MAX_NODES, world_cost: int = WORLD_COST
+    ) -> None:
         self.budget_ms = budget_ms
         self.max_nodes = max_nodes
+        self.world_cost = world_cost
         self.model = BiddingModel.load()
 
     def __call__(self, decision: Decision) -> Action:
@@ -76,6 +85,7 @@ class Strong:
             decision.rng,
             self.budget(decision),
             max_nodes=self.max_nodes,
+            world_cost=self.world_cost,
         )
         if choice.clock_stopped:  # kept beside the match log by the referee
             print(
@@ -130,9 +140,18 @@ def main() -> None:
         type=float,
         help="milliseconds a play may take (default: min(200, a fifth of the move time))",
     )
-    parser.add_argument("--nodes", type=int, default=MAX_NODES, help="positions per play")
+    parser.add_argument("--nodes", type=int, help="positions searched per play")
+    parser.add_argument(
+        "--baseline",
+        action="store_true",
+        help="play as the previous strong bot did (a Python search's budget), to measure against",
+    )
     args = parser.parse_args()
-    run(Strong(args.budget_ms, args.nodes), name="strong")
+    nodes = args.nodes or (BASELINE_NODES if args.baseline else MAX_NODES)
+    cost = BASELINE_WORLD_COST if args.baseline else WORLD_COST
+    core = "compiled" if SOLVER_CORE == "c" else "Python (no compiled core was built: slower)"
+    print(f"strong bot: the {core} search, {nodes:,} positions a play", file=sys.stderr)
+    run(Strong(args.budget_ms, nodes, cost), name="strong-baseline" if args.baseline else "strong")
 
 
 if __name__ == "__main__":

@@ -22,17 +22,22 @@ from typing import Final
 from referee.bot import Seen
 from referee.rules.tiles import COUNT, PARTNERSHIP_OF, SEATS, Tile
 from referee.rules.views import View
-from referee.solver.search import INDEX, OutOfTime, Position, Solver, mask
+from referee.solver.search import CORE, INDEX, OutOfTime, Position, Solver, mask
 
-#: Positions searched per decision: about 60 ms in CPython here at the first lead (the
-#: slowest), a third of the default budget, so that the count rather than the clock ends a
-#: decision (and a rerun repeats it) unless something else takes the CPU.
-MAX_NODES: Final = 50_000
+#: Positions searched per decision with the compiled search: about 50 ms here at the first
+#: lead (the slowest; 90 ms at most in 30 first leads), a quarter of the default budget, so
+#: that the count rather than the clock ends a decision (and a rerun repeats it) unless
+#: something else takes the CPU. The Python search gets a fortieth of it, for the same time.
+MAX_NODES: Final = 2_000_000 if CORE == "c" else 50_000
 #: Worlds per decision at most: past a few hundred, more change the counts little.
 MAX_WORLDS: Final = 256
 #: Positions a world is charged for its dealing and set-up (about as long as that many
 #: positions take to search), so that many cheap late worlds count as the time they take.
-WORLD_COST: Final = 100
+WORLD_COST: Final = 4_000 if CORE == "c" else 100
+#: What the previous strong bot (``strong_bot.py --baseline``) used: the Python search's
+#: budget, whatever the core.
+BASELINE_NODES: Final = 50_000
+BASELINE_WORLD_COST: Final = 100
 
 
 @dataclass(frozen=True)
@@ -65,6 +70,7 @@ def choose_tile(
     budget: float,
     max_nodes: int = MAX_NODES,
     max_worlds: int = MAX_WORLDS,
+    world_cost: int = WORLD_COST,
 ) -> Choice:
     """The candidate tile that wins the most sampled worlds within the budgets."""
     deadline = time.perf_counter() + budget
@@ -98,7 +104,7 @@ def choose_tile(
                 clock_stopped = time.perf_counter() > deadline
                 break
             worlds += 1
-            solver.nodes += WORLD_COST  # dealing and setting up a world takes time too
+            solver.nodes += world_cost  # dealing and setting up a world takes time too
             for tile in candidates:
                 if values[INDEX[tile]] == ours:
                     wins[tile] += 1
