@@ -33,21 +33,23 @@ except ImportError:  # a clone that is not installed: the package is next to thi
 import heuristic_bot
 
 from referee.bot import Decision, run
-from referee.rules import Action, AllTricksBid, Bid, DeclareTrump, Pass, Play, View
-from referee.rules.tiles import PARTNER_OF
-from referee.strong.bidding import CANDIDATE_TRUMPS, BiddingModel
+from referee.rules import Action, DeclareTrump, Play
+from referee.strong import calibration
+from referee.strong.auction import Auctioneer, Verdict
+from referee.strong.bidding import BiddingModel
+from referee.strong.fallback import model_bid, model_trump
 from referee.strong.play import MAX_NODES, choose_tile
-
-#: The chance of making a point bid it needs to bid, and an all-tricks bid.
-BID_CHANCE = 0.5
-ALL_TRICKS_CHANCE = 0.85
 
 
 class Strong:
-    def __init__(self, budget_ms: float | None, max_nodes: int = MAX_NODES) -> None:
+    def __init__(
+        self, budget_ms: float | None, max_nodes: int = MAX_NODES, bidding: str = "simulation"
+    ) -> None:
         self.budget_ms = budget_ms
         self.max_nodes = max_nodes
+        self.bidding = bidding
         self.model = BiddingModel.load()
+        self.auctioneer = Auctioneer(self.model, calibration.shipped())
 
     def __call__(self, decision: Decision) -> Action:
         legal = decision.legal_actions
@@ -56,8 +58,8 @@ class Strong:
         if any(isinstance(a, Play) for a in legal):
             return self.play(decision, legal)
         if any(isinstance(a, DeclareTrump) for a in legal):
-            return self.trump(decision.view, legal)
-        return self.bid(decision.view, legal)
+            return self.trump(decision, legal)
+        return self.bid(decision, legal)
 
     def budget(self, decision: Decision) -> float:
         if self.budget_ms is not None:
@@ -85,42 +87,26 @@ class Strong:
             )
         return Play(tile=choice.tile)
 
-    def chance(self, view: View, bid: int) -> tuple[float, object]:
-        """The best chance of making ``bid`` over the trumps, and that trump."""
-        return max((self.model.chance(view.hand, trump, bid), trump) for trump in CANDIDATE_TRUMPS)  # type: ignore[arg-type]
+    def bid(self, decision: Decision, legal: list[Action]) -> Action:
+        if self.bidding == "model":
+            return model_bid(self.model, decision.view, legal)
+        verdict = self.auctioneer.bid(decision.view, legal, decision.rng, self.budget(decision))
+        return self.answer(decision, verdict)
 
-    def bid(self, view: View, legal: list[Action]) -> Action:
-        passing = next(a for a in legal if isinstance(a, Pass))
-        high = None
-        for move in view.bids:
-            if not isinstance(move.action, Pass):
-                high = move.seat
-        if high == PARTNER_OF[view.seat]:
-            return passing  # never over the partner
-        all_tricks = [a for a in legal if isinstance(a, AllTricksBid)]
-        if all_tricks and self.chance(view, 42)[0] >= ALL_TRICKS_CHANCE:
-            return min(all_tricks, key=lambda a: a.marks)
-        points = [a for a in legal if isinstance(a, Bid)]
-        if points:
-            lowest = min(points, key=lambda a: a.points)
-            if self.chance(view, lowest.points)[0] >= BID_CHANCE:
-                return lowest
-        return passing
+    def trump(self, decision: Decision, legal: list[Action]) -> Action:
+        if self.bidding == "model":
+            return model_trump(self.model, decision.view, legal)
+        verdict = self.auctioneer.trump(decision.view, legal, decision.rng, self.budget(decision))
+        return self.answer(decision, verdict)
 
-    def trump(self, view: View, legal: list[Action]) -> Action:
-        contract_bid = next(
-            (m.action for m in reversed(view.bids) if not isinstance(m.action, Pass)), None
-        )
-        points = contract_bid.points if isinstance(contract_bid, Bid) else 42
-        _, trump = self.chance(view, points)
-        for action in legal:
-            if (
-                isinstance(action, DeclareTrump)
-                and action.trump == trump
-                and action.piles in (None, 1)
-            ):
-                return action
-        return legal[0]
+    def answer(self, decision: Decision, verdict: Verdict) -> Action:
+        if verdict.clock_stopped:  # kept beside the match log by the referee
+            print(
+                f"act {decision.id}: out of time after {verdict.nodes} positions; a rerun of"
+                " this match may choose otherwise here",
+                file=sys.stderr,
+            )
+        return verdict.action
 
 
 def main() -> None:
@@ -131,8 +117,14 @@ def main() -> None:
         help="milliseconds a play may take (default: min(200, a fifth of the move time))",
     )
     parser.add_argument("--nodes", type=int, default=MAX_NODES, help="positions per play")
+    parser.add_argument(
+        "--bidding",
+        choices=("simulation", "model"),
+        default="simulation",
+        help="bids and trump by solved deals (default), or by the fitted model alone",
+    )
     args = parser.parse_args()
-    run(Strong(args.budget_ms, args.nodes), name="strong")
+    run(Strong(args.budget_ms, args.nodes, args.bidding), name="strong")
 
 
 if __name__ == "__main__":
