@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The strong bundled bot: sampled worlds solved exactly for play, a fitted model for bids.
+"""The strong bundled bot: sampled worlds solved exactly, for play and for bids.
 
 - **Play** (``referee.strong.play``): deal the hidden tiles at random as the seat's
   information allows (``decision.seen``: every tile played with its seat, the suits each seat
@@ -9,12 +9,17 @@
   as a safety net: a decision never takes more than its budget (``--budget-ms``; by default
   the smaller of 200 ms and a fifth of the time the referee gives). Ties go to the heuristic
   bot's choice, which also answers when no world could be solved in time.
-- **Bidding and trump** (``referee.strong.bidding``): for each trump, the chance of making
-  each bid, from the hand's features (trump length, top trumps, the trump double, other
-  doubles and what backs them, count, voids), fitted offline to solved deals and shifted to
-  this bot's own play. It bids the lowest bid it may when that chance is at least even, never
-  over its partner, all tricks only when that chance is high; trump is the one most likely to
-  make the contract; ``piles`` 1.
+- **Bidding and trump** (``referee.strong.auction``): deals of the 21 tiles it cannot see,
+  drawn as the auction makes them likely (``referee.strong.beliefs``: a model of how seats
+  bid, fitted to logs), each solved exactly for the best few trumps (does its side make the
+  bid, this seat leading?); the share of deals made, with the fitted feature model's chance
+  (``referee.strong.bidding``), gives the real chance of making it (``calibration``, fitted
+  to the bot's own contracts). It bids the lowest bid when a bid is worth more than a pass
+  (which may leave an opponent's contract standing), never over its partner, all tricks
+  for two marks with a hand that cannot lose a trick; trump is the one most likely to make
+  the contract, by the same deals; ``piles`` 1. Deals are solved until a count of
+  positions, the clock only a guard. ``--bidding model`` bids by the feature model alone,
+  as the bot did before (and as it does without the compiled solver or time).
 
 Run it with the referee's Python: ``.venv/bin/python example_bots/strong_bot.py``.
 """
@@ -22,6 +27,7 @@ Run it with the referee's Python: ``.venv/bin/python example_bots/strong_bot.py`
 from __future__ import annotations
 
 import argparse
+import random
 import sys
 from pathlib import Path
 
@@ -90,13 +96,17 @@ class Strong:
     def bid(self, decision: Decision, legal: list[Action]) -> Action:
         if self.bidding == "model":
             return model_bid(self.model, decision.view, legal)
-        verdict = self.auctioneer.bid(decision.view, legal, decision.rng, self.budget(decision))
+        verdict = self.auctioneer.bid(
+            decision.view, legal, auction_rng(decision), self.budget(decision)
+        )
         return self.answer(decision, verdict)
 
     def trump(self, decision: Decision, legal: list[Action]) -> Action:
         if self.bidding == "model":
             return model_trump(self.model, decision.view, legal)
-        verdict = self.auctioneer.trump(decision.view, legal, decision.rng, self.budget(decision))
+        verdict = self.auctioneer.trump(
+            decision.view, legal, auction_rng(decision), self.budget(decision)
+        )
         return self.answer(decision, verdict)
 
     def answer(self, decision: Decision, verdict: Verdict) -> Action:
@@ -107,6 +117,14 @@ class Strong:
                 file=sys.stderr,
             )
         return verdict.action
+
+
+def auction_rng(decision: Decision) -> random.Random:
+    """The randomness of one bidding or trump decision: seeded from the match's seed, the hand
+    and the seat, so that it is reproducible and leaves ``decision.rng`` — the play's — as
+    it was (a change to the bidding then changes no play of a hand bid alike)."""
+    view = decision.view
+    return random.Random(f"{decision.hello.seed}/{view.hand_number}/{view.seat}/{view.phase}")
 
 
 def main() -> None:

@@ -127,6 +127,11 @@ class Beliefs:
         a, b, c, d = hand & 127, hand >> 7 & 127, hand >> 14 & 127, hand >> 21 & 127
         return [t0[a] + t1[b] + t2[c] + t3[d] for t0, t1, t2, t3 in self._chunks]  # type: ignore[attr-defined]
 
+    def likeliest_trump(self, hand: int) -> Trump:
+        """The trump a declarer holding ``hand`` most likely names."""
+        strengths = self.strengths(hand)
+        return TRUMPS[strengths.index(max(strengths))]
+
     def strength(self, hand: int) -> float:
         return max(self.strengths(hand))
 

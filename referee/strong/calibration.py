@@ -9,8 +9,13 @@ two together predict the bot's own results better than either alone (the simulat
 the other tiles' lie, the model what a hand makes of itself when its partner's tiles are
 unknown). ``all_tricks`` is added for an all-tricks contract; while the logs hold too few
 of them to fit it, it is None and all tricks is bid only with a hand that cannot lose a
-trick. ``opponents_make``, how often the opponents' contracts were made against the bot,
-prices a pass that lets one stand.
+trick.
+
+A pass that lets an opponent's contract stand is priced by the chance the opponents make it
+against the bot: ``sigmoid(defence_intercept + defence_slope * logit(simulated))`` from the
+share of deals in which the simulation finds it made (the opponent's hand drawn as its bid
+makes likely, its trump the one it most likely names), or ``opponents_make``, the share of
+all the opponents' contracts made against the bot, where no deal was solved.
 
 It is fitted (``python -m referee.strong.calibrate LOGS``) to the contracts the bot declared
 in match logs, each one's simulated chance recomputed from the log's deal and auction, and
@@ -44,6 +49,8 @@ class Calibration:
     per_point: float = 0.0
     all_tricks: float | None = None
     opponents_make: float = 0.5
+    defence_intercept: float | None = None
+    defence_slope: float | None = None
 
     def chance(self, simulated: float, modelled: float, level: int | None) -> float:
         """The real chance of making a contract at ``level`` points (None: all tricks) that
@@ -58,10 +65,18 @@ class Calibration:
             return 0.0  # never estimated: all tricks only for a hand that cannot lose a trick
         return 1 / (1 + math.exp(-z))
 
+    def opponents(self, simulated: float | None) -> float:
+        """The chance the opponents make a standing contract that the simulation makes in
+        ``simulated`` of its deals (None: no deal solved)."""
+        if simulated is None or self.defence_intercept is None or self.defence_slope is None:
+            return self.opponents_make
+        z = self.defence_intercept + self.defence_slope * logit(simulated)
+        return 1 / (1 + math.exp(-z))
+
     @classmethod
     def load(cls, path: Path = CALIBRATION) -> Calibration:
         data = json.loads(path.read_text())
-        return cls(**{name: data[name] for name in cls.__dataclass_fields__})
+        return cls(**{name: data[name] for name in cls.__dataclass_fields__ if name in data})
 
     def to_dict(self) -> dict[str, float | None]:
         return {name: getattr(self, name) for name in self.__dataclass_fields__}

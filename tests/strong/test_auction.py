@@ -13,17 +13,19 @@ from referee.rules import AllTricksBid, Bid, DeclareTrump, Hand, Pass, Tile
 from referee.rules.deal import deal
 from referee.rules.tiles import TILES, Seat
 from referee.strong import solver
-from referee.strong.auction import Auctioneer, Settings, Verdict
+from referee.strong.auction import Auctioneer, Verdict
 from referee.strong.bidding import BiddingModel
-from referee.strong.calibration import shipped
+from referee.strong.calibration import Calibration, shipped
 from referee.strong.fallback import model_bid, model_trump
+from referee.strong.simulation import Settings, Simulation
+from referee.strong.solver import mask
 
 SIXES = [Tile(low, 6) for low in range(7)]
 FIVES = [Tile(5, 5), Tile(5, 6), Tile(4, 5), Tile(0, 5), Tile(3, 3), Tile(1, 1), Tile(2, 6)]
 WEAK = [Tile(0, 1), Tile(0, 2), Tile(0, 3), Tile(1, 2), Tile(1, 3), Tile(0, 4), Tile(2, 4)]
 
 
-def auctioneer(**settings: int | float) -> Auctioneer:
+def auctioneer(**settings: object) -> Auctioneer:
     return Auctioneer(BiddingModel.load(), shipped(), Settings(**settings))  # type: ignore[arg-type]
 
 
@@ -134,3 +136,39 @@ def test_without_the_compiled_solver_the_model_answers(monkeypatch: pytest.Monke
         hand.apply(seat, Pass())
     named = auctioneer().trump(hand.view("A"), hand.legal_actions(), random.Random(1), 5.0)
     assert named.action == model_trump(model, hand.view("A"), hand.legal_actions())
+
+
+def test_an_opponents_standing_bid_is_priced_by_solving_it() -> None:
+    """Over B's 30, A holding every six: B's side rarely makes 30 whatever trump it names, and
+    the calibrated chance of its contract falls with the share of deals it makes."""
+    rest = [tile for tile in TILES if tile not in SIXES]
+    random.Random(4).shuffle(rest)
+    deals = [
+        (mask(SIXES), mask(rest[:7]), mask(rest[7:14]), mask(rest[14:])),
+        (mask(rest[:7]), mask(SIXES), mask(rest[7:14]), mask(rest[14:])),
+    ]
+    sim = Simulation("A", deals, Settings(), time.perf_counter() + 60)
+    made, solved = sim.contract(1, 30, lambda hand: 6, deals=2)
+    assert solved == 2 and made == 1  # B makes 30 holding the sixes, not against them
+    assert sim.makes(1, 6, 30, declarer=1) is True and sim.makes(0, 6, 30, declarer=1) is False
+    calibration = Calibration(defence_intercept=0.0, defence_slope=1.0, opponents_make=0.55)
+    assert calibration.opponents(0.2) < calibration.opponents(0.9)
+    assert calibration.opponents(None) == 0.55
+    assert Calibration(opponents_make=0.55).opponents(0.9) == 0.55  # no map fitted
+
+
+def test_a_higher_bid_is_weighed_only_with_opponents_left_to_keep_out() -> None:
+    """Levels above the lowest are a setting (measured against the heuristic bot, they lost
+    matches): the last to speak has nobody to keep out and bids the lowest; the first may
+    bid higher, one of the levels weighed."""
+    strong = [Tile(6, 6), Tile(5, 6), Tile(4, 6), Tile(3, 6), Tile(5, 5), Tile(4, 4), Tile(0, 1)]
+    jumping = auctioneer(jumps=(2, 4))
+    first = dealt(strong)
+    verdict = jumping.bid(first.view("A"), first.legal_actions(), random.Random(5), 5.0)
+    assert verdict.action in (Bid(points=30), Bid(points=32), Bid(points=34))
+    rest = [tile for tile in TILES if tile not in strong]
+    last = Hand("D", {"A": rest[:7], "B": rest[7:14], "C": rest[14:], "D": strong})
+    for seat in "ABC":
+        last.apply(seat, Pass())
+    verdict = jumping.bid(last.view("D"), last.legal_actions(), random.Random(5), 5.0)
+    assert verdict.action == Bid(points=30)
