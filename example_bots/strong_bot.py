@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The strong bundled bot: sampled worlds solved exactly for play, a fitted model for bids.
+"""The strong bundled bot: sampled worlds solved exactly, for play and for bids.
 
 - **Play** (``referee.strong.play``): deal the hidden tiles at random as the seat's
   information allows (``decision.seen``: every tile played with its seat, the suits each seat
@@ -9,12 +9,17 @@
   as a safety net: a decision never takes more than its budget (``--budget-ms``; by default
   the smaller of 200 ms and a fifth of the time the referee gives). Ties go to the heuristic
   bot's choice, which also answers when no world could be solved in time.
-- **Bidding and trump** (``referee.strong.bidding``): for each trump, the chance of making
-  each bid, from the hand's features (trump length, top trumps, the trump double, other
-  doubles and what backs them, count, voids), fitted offline to solved deals and shifted to
-  this bot's own play. It bids the lowest bid it may when that chance is at least even, never
-  over its partner, all tricks only when that chance is high; trump is the one most likely to
-  make the contract; ``piles`` 1.
+- **Bidding and trump** (``referee.strong.auction``): deals of the 21 tiles it cannot see,
+  drawn as the auction makes them likely (``referee.strong.beliefs``: a model of how seats
+  bid, fitted to logs), each solved exactly for the best few trumps (does its side make the
+  bid, this seat leading?); the share of deals made, with the fitted feature model's chance
+  (``referee.strong.bidding``), gives the real chance of making it (``calibration``, fitted
+  to the bot's own contracts). It bids the lowest bid when a bid is worth more than a pass
+  (which may leave an opponent's contract standing), never over its partner, all tricks
+  for two marks with a hand that cannot lose a trick; trump is the one most likely to make
+  the contract, by the same deals; ``piles`` 1. Deals are solved until a count of
+  positions, the clock only a guard. ``--bidding model`` bids by the feature model alone,
+  as the bot did before (and as it does without the compiled solver or time).
 
 Run it with the referee's Python: ``.venv/bin/python example_bots/strong_bot.py``.
 """
@@ -22,6 +27,7 @@ Run it with the referee's Python: ``.venv/bin/python example_bots/strong_bot.py`
 from __future__ import annotations
 
 import argparse
+import random
 import sys
 from pathlib import Path
 
@@ -33,9 +39,11 @@ except ImportError:  # a clone that is not installed: the package is next to thi
 import heuristic_bot
 
 from referee.bot import SOLVER_CORE, Decision, run
-from referee.rules import Action, AllTricksBid, Bid, DeclareTrump, Pass, Play, View
-from referee.rules.tiles import PARTNER_OF
-from referee.strong.bidding import CANDIDATE_TRUMPS, BiddingModel
+from referee.rules import Action, DeclareTrump, Play
+from referee.strong import calibration
+from referee.strong.auction import Auctioneer, Verdict
+from referee.strong.bidding import BiddingModel
+from referee.strong.fallback import model_bid, model_trump
 from referee.strong.play import (
     BASELINE_NODES,
     BASELINE_WORLD_COST,
@@ -44,19 +52,21 @@ from referee.strong.play import (
     choose_tile,
 )
 
-#: The chance of making a point bid it needs to bid, and an all-tricks bid.
-BID_CHANCE = 0.5
-ALL_TRICKS_CHANCE = 0.85
-
 
 class Strong:
     def __init__(
-        self, budget_ms: float | None, max_nodes: int = MAX_NODES, world_cost: int = WORLD_COST
+        self,
+        budget_ms: float | None,
+        max_nodes: int = MAX_NODES,
+        world_cost: int = WORLD_COST,
+        bidding: str = "simulation",
     ) -> None:
         self.budget_ms = budget_ms
         self.max_nodes = max_nodes
         self.world_cost = world_cost
+        self.bidding = bidding
         self.model = BiddingModel.load()
+        self.auctioneer = Auctioneer(self.model, calibration.shipped())
 
     def __call__(self, decision: Decision) -> Action:
         legal = decision.legal_actions
@@ -65,8 +75,8 @@ class Strong:
         if any(isinstance(a, Play) for a in legal):
             return self.play(decision, legal)
         if any(isinstance(a, DeclareTrump) for a in legal):
-            return self.trump(decision.view, legal)
-        return self.bid(decision.view, legal)
+            return self.trump(decision, legal)
+        return self.bid(decision, legal)
 
     def budget(self, decision: Decision) -> float:
         if self.budget_ms is not None:
@@ -95,42 +105,39 @@ class Strong:
             )
         return Play(tile=choice.tile)
 
-    def chance(self, view: View, bid: int) -> tuple[float, object]:
-        """The best chance of making ``bid`` over the trumps, and that trump."""
-        return max((self.model.chance(view.hand, trump, bid), trump) for trump in CANDIDATE_TRUMPS)  # type: ignore[arg-type]
-
-    def bid(self, view: View, legal: list[Action]) -> Action:
-        passing = next(a for a in legal if isinstance(a, Pass))
-        high = None
-        for move in view.bids:
-            if not isinstance(move.action, Pass):
-                high = move.seat
-        if high == PARTNER_OF[view.seat]:
-            return passing  # never over the partner
-        all_tricks = [a for a in legal if isinstance(a, AllTricksBid)]
-        if all_tricks and self.chance(view, 42)[0] >= ALL_TRICKS_CHANCE:
-            return min(all_tricks, key=lambda a: a.marks)
-        points = [a for a in legal if isinstance(a, Bid)]
-        if points:
-            lowest = min(points, key=lambda a: a.points)
-            if self.chance(view, lowest.points)[0] >= BID_CHANCE:
-                return lowest
-        return passing
-
-    def trump(self, view: View, legal: list[Action]) -> Action:
-        contract_bid = next(
-            (m.action for m in reversed(view.bids) if not isinstance(m.action, Pass)), None
+    def bid(self, decision: Decision, legal: list[Action]) -> Action:
+        if self.bidding == "model":
+            return model_bid(self.model, decision.view, legal)
+        verdict = self.auctioneer.bid(
+            decision.view, legal, auction_rng(decision), self.budget(decision)
         )
-        points = contract_bid.points if isinstance(contract_bid, Bid) else 42
-        _, trump = self.chance(view, points)
-        for action in legal:
-            if (
-                isinstance(action, DeclareTrump)
-                and action.trump == trump
-                and action.piles in (None, 1)
-            ):
-                return action
-        return legal[0]
+        return self.answer(decision, verdict)
+
+    def trump(self, decision: Decision, legal: list[Action]) -> Action:
+        if self.bidding == "model":
+            return model_trump(self.model, decision.view, legal)
+        verdict = self.auctioneer.trump(
+            decision.view, legal, auction_rng(decision), self.budget(decision)
+        )
+        return self.answer(decision, verdict)
+
+    def answer(self, decision: Decision, verdict: Verdict) -> Action:
+        if verdict.clock_stopped:  # kept beside the match log by the referee
+            print(
+                f"act {decision.id}: out of time after {verdict.nodes} positions; a rerun of"
+                " this match may choose otherwise here",
+                file=sys.stderr,
+            )
+        return verdict.action
+
+
+def auction_rng(decision: Decision) -> random.Random:
+    """The randomness of one bidding or trump decision: seeded from the match's seed, the hand
+    and the seat, so that it is reproducible and leaves ``decision.rng`` — the play's — as
+    it was (a change to the bidding then changes no play of a hand bid alike)."""
+    view = decision.view
+    seed = decision.hello.seed if decision.hello is not None else 0
+    return random.Random(f"{seed}/{view.hand_number}/{view.seat}/{view.phase}")
 
 
 def main() -> None:
@@ -142,16 +149,29 @@ def main() -> None:
     )
     parser.add_argument("--nodes", type=int, help="positions searched per play")
     parser.add_argument(
+        "--bidding",
+        choices=("simulation", "model"),
+        help="bids and trump by solved deals (the default), or by the fitted model alone",
+    )
+    parser.add_argument(
         "--baseline",
         action="store_true",
-        help="play as the previous strong bot did (a Python search's budget), to measure against",
+        help="play as the previous strong bot did (the fitted model's bids, a Python search's"
+        " budget), to measure against",
     )
     args = parser.parse_args()
     nodes = args.nodes or (BASELINE_NODES if args.baseline else MAX_NODES)
     cost = BASELINE_WORLD_COST if args.baseline else WORLD_COST
+    bidding = args.bidding or ("model" if args.baseline else "simulation")
     core = "compiled" if SOLVER_CORE == "c" else "Python (no compiled core was built: slower)"
-    print(f"strong bot: the {core} search, {nodes:,} positions a play", file=sys.stderr)
-    run(Strong(args.budget_ms, nodes, cost), name="strong-baseline" if args.baseline else "strong")
+    print(
+        f"strong bot: the {core} search, {nodes:,} positions a play, bids by {bidding}",
+        file=sys.stderr,
+    )
+    run(
+        Strong(args.budget_ms, nodes, cost, bidding),
+        name="strong-baseline" if args.baseline else "strong",
+    )
 
 
 if __name__ == "__main__":
