@@ -60,11 +60,13 @@ class Strong:
         max_nodes: int = MAX_NODES,
         world_cost: int = WORLD_COST,
         bidding: str = "simulation",
+        weigh: bool = True,
     ) -> None:
         self.budget_ms = budget_ms
         self.max_nodes = max_nodes
         self.world_cost = world_cost
         self.bidding = bidding
+        self.weigh = weigh
         self.model = BiddingModel.load()
         self.auctioneer = Auctioneer(self.model, calibration.shipped())
 
@@ -96,6 +98,7 @@ class Strong:
             self.budget(decision),
             max_nodes=self.max_nodes,
             world_cost=self.world_cost,
+            weigh=self.weigh,
         )
         if choice.clock_stopped:  # kept beside the match log by the referee
             print(
@@ -154,6 +157,11 @@ def main() -> None:
         help="bids and trump by solved deals (the default), or by the fitted model alone",
     )
     parser.add_argument(
+        "--uniform-worlds",
+        action="store_true",
+        help="count every world of the play alike, not as the auction makes it likely",
+    )
+    parser.add_argument(
         "--baseline",
         action="store_true",
         help="play as the previous strong bot did (the fitted model's bids, a Python search's"
@@ -163,13 +171,15 @@ def main() -> None:
     nodes = args.nodes or (BASELINE_NODES if args.baseline else MAX_NODES)
     cost = BASELINE_WORLD_COST if args.baseline else WORLD_COST
     bidding = args.bidding or ("model" if args.baseline else "simulation")
+    weigh = not (args.uniform_worlds or args.baseline)
     core = "compiled" if SOLVER_CORE == "c" else "Python (no compiled core was built: slower)"
     print(
-        f"strong bot: the {core} search, {nodes:,} positions a play, bids by {bidding}",
+        f"strong bot: the {core} search, {nodes:,} positions a play, bids by {bidding},"
+        f" worlds {'weighed by the auction' if weigh else 'uniform'}",
         file=sys.stderr,
     )
     run(
-        Strong(args.budget_ms, nodes, cost, bidding),
+        Strong(args.budget_ms, nodes, cost, bidding, weigh),
         name="strong-baseline" if args.baseline else "strong",
     )
 

@@ -10,6 +10,11 @@ net: past ``budget`` seconds the world in hand is dropped too, so a slow machine
 in time (and then perhaps otherwise). A fallback tile (the caller's: a heuristic's choice)
 breaks ties and answers when no world was finished. Everything random comes from the ``rng``
 it is given.
+
+Worlds are weighed by the auction (``beliefs``): a world counts as much as it makes each
+other seat's bid or pass, and the declarer's trump, likely for the hand it gives that seat
+(the tiles it holds in the world and the tiles it has played), so a deal where a seat that
+passed holds three doubles counts little.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from referee.bot import Seen
 from referee.rules.tiles import COUNT, PARTNERSHIP_OF, SEATS, Tile
 from referee.rules.views import View
 from referee.solver.search import CORE, INDEX, OutOfTime, Position, Solver, mask
+from referee.strong.beliefs import Auction, played_masks
 
 #: Positions searched per decision with the compiled search: about 50 ms here at the first
 #: lead (the slowest; 90 ms at most in 30 first leads), a quarter of the default budget, so
@@ -46,7 +52,8 @@ class Choice:
     worlds were solved."""
 
     tile: Tile
-    wins: dict[Tile, int]
+    #: The worlds' weights (the auction's likelihood of each) summed per tile that wins them.
+    wins: dict[Tile, float]
     worlds: int
     #: The clock, not the count of positions, stopped the search: a rerun may choose otherwise.
     clock_stopped: bool = False
@@ -71,8 +78,10 @@ def choose_tile(
     max_nodes: int = MAX_NODES,
     max_worlds: int = MAX_WORLDS,
     world_cost: int = WORLD_COST,
+    weigh: bool = True,
 ) -> Choice:
-    """The candidate tile that wins the most sampled worlds within the budgets."""
+    """The candidate tile that wins the most sampled worlds within the budgets (weighed by
+    the auction unless ``weigh`` is false)."""
     deadline = time.perf_counter() + budget
     contract = view.contract
     assert contract is not None
@@ -82,7 +91,9 @@ def choose_tile(
     ac, bd = points_taken(view)
     points = (ac, bd) if declarers == 0 else (bd, ac)
     ours = PARTNERSHIP_OF[view.seat] == contract.declarers
-    wins = dict.fromkeys(candidates, 0)
+    wins = dict.fromkeys(candidates, 0.0)
+    auction = Auction.of(tuple(view.bids), contract) if weigh else None
+    played = played_masks(seen)
     worlds = 0
     clock_stopped = False
     if len(candidates) > 1:
@@ -105,9 +116,16 @@ def choose_tile(
                 break
             worlds += 1
             solver.nodes += world_cost  # dealing and setting up a world takes time too
+            weight = 1.0
+            if auction is not None:
+                dealt = {
+                    seat: hand | played[seat]
+                    for seat, hand in zip(SEATS, position.hands, strict=True)
+                }
+                weight = auction.deal_weight(dealt, view.seat)
             for tile in candidates:
                 if values[INDEX[tile]] == ours:
-                    wins[tile] += 1
+                    wins[tile] += weight
     best = max(wins.values())
     tied = [tile for tile in candidates if wins[tile] == best]
     return Choice(fallback if fallback in tied else tied[0], wins, worlds, clock_stopped)
