@@ -102,29 +102,25 @@ def fit(data: list[tuple[list[float], int]], steps: int = 400, rate: float = 2.0
 
 def calibrate(logs: list[Path], name: str = "strong") -> tuple[int, float, float, float]:
     """(contracts, mean predicted chance, share made, the shift that makes them agree) over
-    the point contracts the bot called ``name`` declared in ``logs``."""
-    from referee.record.log import read_log
-    from referee.record.records import BotReady, DealRecord, HandEndRecord
-    from referee.rules.actions import Bid
+    the point contracts in a trump (not no trump) the bot called ``name`` declared in
+    ``logs``."""
+    from referee.rules.actions import NO_TRUMP, Bid
     from referee.strong.bidding import BiddingModel
+    from referee.strong.logs import all_hands
 
     model = BiddingModel.load()
     model = BiddingModel(model.weights, model.intercepts)  # unshifted
     logits: list[float] = []
     made = 0
-    for path in logs:
-        records = read_log(path).records
-        seats = {r.seat for r in records if isinstance(r, BotReady) and r.name == name}
-        deals = {r.hand: r.hands for r in records if isinstance(r, DealRecord)}
-        for record in records:
-            if not isinstance(record, HandEndRecord) or record.result.contract is None:
-                continue
-            contract = record.result.contract
-            if contract.declarer in seats and isinstance(contract.bid, Bid):
-                chance = model.chance(deals[record.hand][contract.declarer], contract.trump,
-                                      contract.bid.points)  # fmt: skip
-                logits.append(math.log(chance / (1 - chance)))
-                made += record.result.outcome == "made"
+    for hand in all_hands(logs):
+        contract = hand.contract
+        if contract is None or hand.names.get(contract.declarer) != name:
+            continue
+        if isinstance(contract.bid, Bid) and contract.trump != NO_TRUMP:  # the model has none
+            chance = model.chance(list(hand.hands[contract.declarer]), contract.trump,
+                                  contract.bid.points)  # fmt: skip
+            logits.append(math.log(chance / (1 - chance)))
+            made += hand.outcome == "made"
     if not logits:
         raise SystemExit(f"no point contract declared by {name!r} in these logs")
     share = made / len(logits)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from referee.rules.actions import Bid, Pass
+from referee.rules.actions import NO_TRUMP, Bid, Pass
 from referee.rules.tiles import SEATS, TILES, Tile
 from referee.rules.views import Move
 from referee.solver.search import mask
@@ -100,3 +100,25 @@ def test_worlds_deal_the_other_tiles_and_lean_as_the_auction_says() -> None:
     assert 0 < leaning.effective < 256
     again = draw("A", hand, auction, random.Random(5), 64, 256)
     assert again == leaning
+
+
+def test_the_feature_models_shift_is_read_from_the_bots_own_contracts() -> None:
+    """``fit --calibrate``: every point contract the named bot declared, and no other."""
+    from referee.strong.fit import calibrate as shift_of
+
+    hands = list(all_hands(log_paths(GOLDEN)))
+    declared = [
+        h
+        for h in hands
+        if h.contract is not None
+        and h.names.get(h.contract.declarer) == "random"
+        and isinstance(h.contract.bid, Bid)
+        and h.contract.trump != NO_TRUMP
+    ]
+    assert declared
+    count, predicted, share, shift = shift_of(log_paths(GOLDEN), name="random")
+    assert count == len(declared)
+    assert share == sum(h.outcome == "made" for h in declared) / len(declared)
+    assert 0 < predicted < 1 and (shift < 0) == (share < predicted)
+    with pytest.raises(SystemExit, match="no point contract"):
+        shift_of(log_paths(GOLDEN), name="nobody")

@@ -3,12 +3,18 @@ never worse informed than its fallback (real hands from the engine)."""
 
 from __future__ import annotations
 
+import functools
+import operator
 import random
 import time
+
+import pytest
 
 from referee.bot import Seen
 from referee.rules import Bid, DeclareTrump, Hand, Pass, Play
 from referee.rules.deal import deal
+from referee.solver.search import mask
+from referee.strong.beliefs import Auction
 from referee.strong.play import (
     BASELINE_NODES,
     BASELINE_WORLD_COST,
@@ -29,7 +35,7 @@ def first_lead(seed: int) -> Hand:
     return hand
 
 
-def choose(hand: Hand, rng: random.Random, budget: float, **limits: int) -> Choice:
+def choose(hand: Hand, rng: random.Random, budget: float, **limits: int | bool) -> Choice:
     """The tile ``choose_tile`` picks for the seat to play, with its own limits unless
     ``limits`` (``max_nodes``, ``max_worlds``) says otherwise."""
     seat = hand.turn
@@ -97,3 +103,36 @@ def test_cheap_late_worlds_stop_at_the_cap_and_each_costs_its_dealing() -> None:
     assert capped.worlds == MAX_WORLDS and not capped.clock_stopped
     counted = choose(hand, random.Random(3), budget=30.0, max_nodes=20 * WORLD_COST)
     assert counted.worlds <= 20 and not counted.clock_stopped
+
+
+def test_each_world_counts_as_likely_as_the_auction_makes_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A world is weighed by the hands it means each seat was dealt (its tiles now and the
+    tiles it played), and a tile's score is the weight of the worlds it wins."""
+    hand = mid_hand(6, tricks=2)
+    seat = hand.turn
+    assert seat is not None
+    mine = mask(hand.hands[seat])
+    played = {
+        s: mask([m.action.tile for m in hand.moves if m.seat == s and isinstance(m.action, Play)])
+        for s in "ABCD"
+    }  # type: ignore[attr-defined]
+    weights: list[float] = []
+    real = Auction.deal_weight
+
+    def spy(self: Auction, hands: dict[str, int], me: str) -> float:
+        assert me == seat and hands[seat] == mine | played[seat]
+        assert sorted(bin(h).count("1") for h in hands.values()) == [7, 7, 7, 7]
+        assert functools.reduce(operator.or_, hands.values()) == (1 << 28) - 1
+        weights.append(real(self, hands, me))  # type: ignore[arg-type]
+        return weights[-1]
+
+    monkeypatch.setattr(Auction, "deal_weight", spy)
+    weighed = choose(hand, random.Random(5), budget=30.0, max_worlds=40)
+    assert len(weights) == weighed.worlds == 40 and len(set(weights)) > 1
+    assert max(weighed.wins.values()) <= sum(weights) + 1e-9
+    monkeypatch.undo()
+    alike = choose(hand, random.Random(5), budget=30.0, max_worlds=40, weigh=False)
+    assert all(float(v).is_integer() for v in alike.wins.values()) and alike.worlds == 40
+    assert weighed.wins != alike.wins  # the same worlds, counted otherwise
