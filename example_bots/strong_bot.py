@@ -5,10 +5,12 @@
   information allows (``decision.seen``: every tile played with its seat, the suits each seat
   showed out of), solve each deal exactly (``referee.solver.search``: does the declaring side
   reach its bid?), and play the tile that makes — or, defending, sets — the contract in the
-  most deals. Worlds are solved until a count of positions (reproducible), with the clock
-  as a safety net: a decision never takes more than its budget (``--budget-ms``; by default
-  the smaller of 200 ms and a fifth of the time the referee gives). Ties go to the heuristic
-  bot's choice, which also answers when no world could be solved in time.
+  most deals, each deal weighed by how likely it makes the other seats' bids, passes and the
+  declarer's trump (``referee.strong.beliefs``; ``--uniform-worlds`` counts them alike).
+  Worlds are solved until a count of positions (reproducible), with the clock as a safety
+  net: a decision never takes more than its budget (``--budget-ms``; by default the smaller
+  of 200 ms and a fifth of the time the referee gives). Ties go to the heuristic bot's
+  choice, which also answers when no world could be solved in time.
 - **Bidding and trump** (``referee.strong.auction``): deals of the 21 tiles it cannot see,
   drawn as the auction makes them likely (``referee.strong.beliefs``: a model of how seats
   bid, fitted to logs), each solved exactly for the best few trumps (does its side make the
