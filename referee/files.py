@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import tempfile
 from pathlib import Path
@@ -43,3 +44,28 @@ def replace_private(path: Path, text: str) -> None:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
         raise OSError(exc.errno, exc.strerror, str(path)) from None
+
+
+class Held(Exception):
+    """Another process holds the lock; ``holder`` is the pid it wrote (or "?")."""
+
+    def __init__(self, holder: str) -> None:
+        super().__init__(holder)
+        self.holder = holder
+
+
+def writer_lock(path: Path) -> int:
+    """An exclusive lock on ``path`` (made owner-only if missing) for as long as this process
+    keeps the descriptor: the kernel drops it when the process ends, however it ends
+    (``kill -9`` included). It holds the writer's pid, so a second writer can say whose it
+    is: ``Held`` then."""
+    descriptor = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        holder = os.pread(descriptor, 32, 0).decode(errors="replace").strip() or "?"
+        os.close(descriptor)
+        raise Held(holder) from None
+    os.ftruncate(descriptor, 0)
+    os.pwrite(descriptor, f"{os.getpid()}\n".encode(), 0)
+    return descriptor

@@ -46,16 +46,18 @@ def _environment() -> jinja2.Environment:
     )
 
 
-def page(name: str, **values: Any) -> str:
+def page(name: str, css: str | None = None, **values: Any) -> str:
     """The page ``name``: ``name.html`` rendered with ``values``, ``name.css`` and
     ``name.js`` (when there is one) inlined as ``style`` and ``script``; ``script_hash`` is
-    the script's for the page's content security policy, so no other script could run."""
+    the script's for the page's content security policy, so no other script could run.
+    ``css`` names another page's style sheet to share (the league's page is in the report's
+    style)."""
     folder = resources.files("referee.pages")
     script = _asset(f"{name}.js") if folder.joinpath(f"{name}.js").is_file() else Markup("")
     digest = base64.b64encode(hashlib.sha256(str(script).encode()).digest()).decode()
     template = _environment().get_template(f"{name}.html")
     return template.render(
-        style=_asset(f"{name}.css"), script=script, script_hash=f"sha256-{digest}", **values
+        style=_asset(f"{css or name}.css"), script=script, script_hash=f"sha256-{digest}", **values
     )
 
 

@@ -64,10 +64,23 @@ def match_pages(
 
     ``tally`` counts each log read and verified for its page (so no log is read twice);
     the others it lists with the row's reason."""
-    keep = {results_file.resolve(), report.resolve()}
     commands = {entrant.name: entrant.command for entrant in header.settings.entrants}
+    return match_rows(in_plan_order(results), results_file, report, commands, progress, tally)
+
+
+def match_rows(
+    results: list[MatchResult],
+    results_file: Path,
+    report: Path,
+    commands: dict[str, str],
+    progress: Callable[[], None] = lambda: None,
+    tally: Tally | None = None,
+) -> list[MatchRow]:
+    """``match_pages`` for results in the order given, each entrant's program in
+    ``commands`` (a league's page shares it: ``results_file`` is then its database)."""
+    keep = {results_file.resolve(), report.resolve()}
     rows = []
-    for result in in_plan_order(results):
+    for result in results:
         verified: list[LogFile] = []
         row = _row(result, results_file, report.parent, keep, commands, verified.append)
         if tally is not None:

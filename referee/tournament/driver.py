@@ -8,16 +8,18 @@ from __future__ import annotations
 import signal
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from referee.errors import SandboxRefused
 from referee.files import private_directory
 from referee.rules.tiles import SEATS
 from referee.sandbox.policy import plan as plan_sandbox
+from referee.settings import MatchLimits, SandboxSettings
 from referee.tournament.cluster import check_workers
 from referee.tournament.config import TournamentConfig, TournamentError, default_jobs
 from referee.tournament.failures import failure_kinds, new_failures, only_first_tails
 from referee.tournament.output import Ending, SprtState, TournamentOutput
-from referee.tournament.plan import MatchJob, plan
+from referee.tournament.plan import Entrant, MatchJob, plan
 from referee.tournament.results import MatchResult, ResultsFile, refuse_used_logs
 from referee.tournament.run import dask_executor, local_executor, run_jobs
 from referee.tournament.standings import pair_scores, standings
@@ -118,16 +120,26 @@ def decide_sandbox(config: TournamentConfig) -> list[str]:
     (usually one). Refused here, before any file is made, when a protection is missing
     under ``--sandbox strict``, or a bot could read the logs or the results."""
     settings = config.settings
-    secrets = [config.logs, config.results]
+    try:
+        return describe_sandbox(
+            config.sandbox, settings.limits, settings.entrants, [config.logs, config.results]
+        )
+    except SandboxRefused as exc:
+        raise TournamentError(str(exc)) from None
+
+
+def describe_sandbox(
+    sandbox: SandboxSettings, limits: MatchLimits, entrants: list[Entrant], secrets: list[Path]
+) -> list[str]:
+    """One line per distinct sandbox the entrants' bots get (tournament and league);
+    ``SandboxRefused``, naming the entrant, when one cannot be had as asked."""
     lines: dict[str, list[str]] = {}
     said: list[str] = []
-    for entrant in settings.entrants:
+    for entrant in entrants:
         try:
-            decided = plan_sandbox(
-                config.sandbox, settings.limits, dict.fromkeys(SEATS, entrant.command), secrets
-            )
+            decided = plan_sandbox(sandbox, limits, dict.fromkeys(SEATS, entrant.command), secrets)
         except SandboxRefused as exc:
-            raise TournamentError(f"{entrant.name}: {exc}") from None
+            raise SandboxRefused(f"{entrant.name}: {exc}") from None
         summary = decided.report.summary().replace("for A, B, C, D", "").replace("  ", " ")
         lines.setdefault(summary, []).append(entrant.name)
     for summary, names in lines.items():

@@ -94,14 +94,17 @@ def check_entrants(entrants: list[Entrant]) -> None:
         raise ValueError("entrant names must be different")
 
 
+def deal_seed(seed: int, index: int, kind: str = "tournament") -> int:
+    """The ``index``-th deal seed of a tournament's (or a league's, ``kind``) seed: 64-bit,
+    from the deal stream."""
+    stream = Stream(f"{seed}/{kind}/{index}")
+    return (stream.uniform(2**32) << 32) | stream.uniform(2**32)
+
+
 def deal_seeds(tournament_seed: int, count: int) -> list[int]:
     """The tournament's deal seeds: 64-bit, derived from its seed with the deal stream."""
     check_seed(tournament_seed)
-    seeds = []
-    for index in range(count):
-        stream = Stream(f"{tournament_seed}/tournament/{index}")
-        seeds.append((stream.uniform(2**32) << 32) | stream.uniform(2**32))
-    return seeds
+    return [deal_seed(tournament_seed, index) for index in range(count)]
 
 
 def pairings(entrants: list[Entrant], format: Format) -> list[tuple[Entrant, Entrant]]:

@@ -10,13 +10,13 @@ The file holds every deal seed, so it is the operator's alone: mode 0600, whatev
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import os
 from pathlib import Path
 from typing import IO
 
 import msgspec
 
+from referee.files import Held, writer_lock
 from referee.match.outcome import BotFailure
 from referee.record.records import Forfeit
 from referee.record.sandbox import SandboxReport
@@ -155,22 +155,14 @@ class ResultsFile:
 
 def _lock(path: Path) -> int:
     """An exclusive lock on ``<results>.lock`` for as long as this process writes the results
-    (the kernel drops it when the process ends, however it ends); it holds the writer's pid,
-    so a second run can say whose it is."""
-    name = path.with_name(path.name + ".lock")
-    descriptor = os.open(name, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    (``writer_lock``: a second run can say whose it is)."""
     try:
-        fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        holder = os.pread(descriptor, 32, 0).decode(errors="replace").strip() or "?"
-        os.close(descriptor)
+        return writer_lock(path.with_name(path.name + ".lock"))
+    except Held as exc:
         raise ResultsError(
-            f"{path} is being written by another tournament (pid {holder}): let it finish or"
-            " stop it, then run this again"
+            f"{path} is being written by another tournament (pid {exc.holder}): let it finish"
+            " or stop it, then run this again"
         ) from None
-    os.ftruncate(descriptor, 0)
-    os.pwrite(descriptor, f"{os.getpid()}\n".encode(), 0)
-    return descriptor
 
 
 def read_results(path: Path) -> tuple[ResultsHeader, list[MatchResult]]:

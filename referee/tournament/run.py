@@ -19,7 +19,7 @@ import os
 import queue
 import threading
 from collections import Counter, deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
@@ -203,7 +203,7 @@ class Progress:
 
 def run_jobs(
     executor: cf.Executor,
-    jobs: list[MatchJob],
+    jobs: Iterable[MatchJob],
     window: int,
     on_result: Callable[[MatchResult], bool],
     on_error: Callable[[MatchJob, BaseException], None] = lambda job, exc: None,
@@ -216,7 +216,10 @@ def run_jobs(
     attempt about to start), up to ``MAX_ATTEMPTS`` starts in all. A match the referee failed
     to play, given up, or that the executor refused goes to ``on_error`` and stays missing,
     for ``--resume``; an executor that refuses work (broken, shut down) gets no more. An
-    interrupted match raises ``KeyboardInterrupt`` here."""
+    interrupted match raises ``KeyboardInterrupt`` here.
+
+    ``jobs`` is read as matches are started, after the results so far were handed to
+    ``on_result``: a league's generator chooses each next pair from the ratings they made."""
     progress = Progress()
     upcoming = iter(jobs)
     #: Jobs passed over while a match on the same deals was in flight, in plan order.

@@ -1,0 +1,335 @@
+"""``referee league``: a competition that lives for weeks, in one SQLite file."""
+
+from __future__ import annotations
+
+import re
+import secrets
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Final
+
+import typer
+
+from referee.cli.app import app
+from referee.cli.exits import FAILED, OK, by_signal
+from referee.cli.options import (
+    DEFAULT_SANDBOX_MODE,
+    SANDBOX_HELP,
+    AllowOption,
+    EnvOption,
+    OnFault,
+    Sandbox,
+    fail,
+    limit_fields,
+    limit_option,
+    sandbox_settings,
+)
+
+if TYPE_CHECKING:
+    from referee.league.store import League
+
+league_app = typer.Typer(
+    help="A league: entrants and their versions in one SQLite database, duplicate pairs"
+    " played where the ratings are least sure, standings over time.",
+    no_args_is_help=True,
+)
+app.add_typer(league_app, name="league")
+
+_LABEL: Final = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,39}$")
+
+DbArgument = Annotated[
+    Path, typer.Argument(metavar="DB", help="The league's database file.", show_default=False)
+]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON on stdout.")]
+
+
+def _open(db: Path, write: bool = False, runner: bool = False) -> League:
+    from referee.league.store import League, LeagueError
+
+    try:
+        return League.open(db, write=write, runner=runner)
+    except LeagueError as exc:
+        raise fail(str(exc)) from None
+
+
+@league_app.command("init")
+def init_command(
+    db: DbArgument,
+    seed: Annotated[
+        int | None,
+        typer.Option(
+            min=0, max=2**64 - 1, help="The league's seed: every pair's deals. Random if absent."
+        ),
+    ] = None,
+    logs: Annotated[
+        Path | None,
+        typer.Option(help="Folder for the match logs. Default: DB's name with -logs, beside it."),
+    ] = None,
+    move_timeout: Annotated[float | None, limit_option("move_timeout", optional=True)] = None,
+    startup_timeout: Annotated[float | None, limit_option("startup_timeout", optional=True)] = None,
+    on_fault: Annotated[OnFault | None, limit_option("on_fault", optional=True)] = None,
+    max_hands: Annotated[int | None, limit_option("max_hands", optional=True)] = None,
+) -> None:
+    """Create a league database: its seed, where its logs go, and the match limits every
+    match of it is played under."""
+    import msgspec
+
+    from referee.league.store import League, LeagueError
+    from referee.settings import MatchLimits
+
+    limits = MatchLimits(
+        **limit_fields(
+            move_timeout=move_timeout,
+            startup_timeout=startup_timeout,
+            on_fault=on_fault,
+            max_hands=max_hands,
+        )
+    )
+    # A folder given is kept as it resolves from here; the default is beside the database.
+    folder = logs.resolve() if logs is not None else Path(f"{db.stem}-logs")
+    league_seed = seed if seed is not None else secrets.randbits(63)
+    try:
+        with League.create(db, league_seed, folder, msgspec.json.encode(limits).decode()):
+            pass
+    except LeagueError as exc:
+        raise fail(str(exc)) from None
+    where = folder if folder.is_absolute() else db.parent / folder
+    typer.echo(f"league {db}: seed {league_seed}, logs in {where}")
+    typer.echo(f'next: referee league add {db} NAME "COMMAND"')
+
+
+@league_app.command("add")
+def add_command(
+    db: DbArgument,
+    name: Annotated[str, typer.Argument(metavar="NAME", help="The entrant's name.")],
+    command: Annotated[
+        str,
+        typer.Argument(
+            metavar="COMMAND",
+            help="Its program (relative paths are from where 'league run' runs).",
+        ),
+    ],
+    version: Annotated[
+        str | None,
+        typer.Option(metavar="LABEL", help="The version's label. Default: v1, v2, ... in order."),
+    ] = None,
+) -> None:
+    """Add an entrant, or a new version of one: the versions before it stop playing and keep
+    their ratings and history."""
+    from referee.league.store import LeagueError
+    from referee.match.commands import problem
+
+    for what, value in (("name", name), ("--version", version)):
+        if value is not None and not _LABEL.match(value):
+            raise fail(f"{what} {value!r}: use 1-40 letters, digits, '_', '.', '+' or '-'")
+    why = problem(command)
+    if why is not None:
+        raise fail(why)
+    with _open(db, write=True) as league:
+        try:
+            entrant, retired = league.add(name, command, version)
+        except LeagueError as exc:
+            raise fail(str(exc)) from None
+    typer.echo(f"added {entrant.label}" + (f"; retired {', '.join(retired)}" if retired else ""))
+
+
+@league_app.command("retire")
+def retire_command(
+    db: DbArgument,
+    name: Annotated[str, typer.Argument(metavar="NAME", help="The entrant's name.")],
+    version: Annotated[str | None, typer.Option(metavar="LABEL", help="Only this version.")] = None,
+) -> None:
+    """Retire an entrant: it plays no more, and its results and history stay."""
+    from referee.league.store import LeagueError
+
+    with _open(db, write=True) as league:
+        try:
+            retired = league.retire(name, version)
+        except LeagueError as exc:
+            raise fail(str(exc)) from None
+    typer.echo(f"retired {', '.join(retired)}" if retired else f"{name}: already retired")
+
+
+@league_app.command("import")
+def import_command(
+    db: DbArgument,
+    results: Annotated[
+        Path,
+        typer.Argument(metavar="RESULTS.jsonl", help="A results file 'referee tournament' wrote."),
+    ],
+) -> None:
+    """Count a past tournament in the league: its entrants matched to the league's by name
+    and command (another command is a past version), its matches and logs recorded."""
+    from referee.league.importing import import_results
+    from referee.league.store import LeagueError
+
+    with _open(db, write=True) as league:
+        try:
+            done = import_results(league, results)
+        except LeagueError as exc:
+            raise fail(str(exc)) from None
+    extra = f"; new versions: {', '.join(done.added)}" if done.added else ""
+    typer.echo(
+        f"imported {done.matches} matches from {results}"
+        + (f" ({done.already} were already recorded)" if done.already else "")
+        + extra
+    )
+
+
+@league_app.command("run")
+def run_command(
+    db: DbArgument,
+    matches: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            metavar="N",
+            help="Play N matches (whole duplicate pairs: an odd N plays one more).",
+        ),
+    ] = None,
+    until_stable: Annotated[
+        bool,
+        typer.Option(
+            "--until-stable",
+            help="Play until every two neighbours in the order are 95% sure (with --matches:"
+            " at most N).",
+        ),
+    ] = False,
+    jobs: Annotated[
+        int | None, typer.Option(min=1, help="Matches at once. Default: one per core.")
+    ] = None,
+    dask: Annotated[
+        str | None,
+        typer.Option(
+            metavar="ADDRESS",
+            help="Run on a Dask cluster: a scheduler address, or 'local' to start one.",
+        ),
+    ] = None,
+    sandbox: Annotated[
+        Sandbox, typer.Option(help=SANDBOX_HELP, show_default=False)
+    ] = DEFAULT_SANDBOX_MODE,
+    sandbox_allow: AllowOption = None,
+    sandbox_env: EnvOption = None,
+    fresh_bots: Annotated[
+        bool,
+        typer.Option("--fresh-bots", help="Start every bot afresh for each match."),
+    ] = False,
+) -> None:
+    """Play duplicate pairs, each between the entrants whose ratings are least sure (new
+    versions first); every result is written with its log's digest as it comes. Stopped
+    (even by kill -9), the same command goes on where it stopped; with no count it finishes
+    the stopped run."""
+    from referee.display import LongWork, people_console
+    from referee.league.runner import Request, run_league
+    from referee.league.store import LeagueError
+    from referee.terminal import markup
+    from referee.tournament.config import default_jobs
+
+    err = people_console(stderr=True)
+    request = Request(
+        matches=matches,
+        until_stable=until_stable,
+        jobs=jobs or default_jobs(),
+        dask=dask,
+        sandbox=sandbox_settings(sandbox, sandbox_allow, sandbox_env),
+        warm=not fresh_bots,
+    )
+    with _open(db, write=True, runner=True) as league:
+        try:
+            with LongWork("matches", matches or 0, err) as work:
+                played = run_league(
+                    league,
+                    request,
+                    lambda line: err.print(markup(line)),
+                    lambda done, total: work.update(done, total or done),
+                )
+        except LeagueError as exc:
+            raise fail(str(exc)) from None
+    for line in played.failed:
+        err.print(markup(f"not played: {line}"))
+    stable = " — the order is stable" if played.stable else ""
+    err.print(markup(f"run {played.run}: {played.recorded} matches recorded{stable}"))
+    if played.interrupted is not None:
+        err.print(markup(f"interrupted: run 'referee league run {db}' to go on"))
+        raise typer.Exit(by_signal(played.interrupted))
+    if played.failed:
+        err.print(markup(f"run 'referee league run {db}' to play what was not played"))
+        raise typer.Exit(FAILED)
+    raise typer.Exit(OK)
+
+
+@league_app.command("standings")
+def standings_command(
+    db: DbArgument,
+    json_output: JsonOption = False,
+    active: Annotated[
+        bool, typer.Option("--active", help="Only the versions still playing.")
+    ] = False,
+) -> None:
+    """The current ratings with their intervals, matches, win rates, marks, and the head to
+    head; it reads while 'league run' writes, without stopping it."""
+    from referee.league.standings import standings
+    from referee.league.views import print_standings
+    from referee.terminal import json_text
+
+    with _open(db) as league:
+        table = standings(league, include_retired=not active)
+    if json_output:
+        typer.echo(json_text(table))
+        return
+    print_standings(table)
+
+
+@league_app.command("history")
+def history_command(
+    db: DbArgument,
+    name: Annotated[str, typer.Argument(metavar="NAME", help="The entrant's name.")],
+    json_output: JsonOption = False,
+) -> None:
+    """Each version's rating over time: after each of its matches."""
+    from referee.league.standings import history
+    from referee.league.views import print_history
+    from referee.terminal import json_text
+
+    with _open(db) as league:
+        found = history(league, name)
+    if not found:
+        raise fail(f"no entrant {name!r} in {db} ('referee league standings {db}')")
+    if json_output:
+        typer.echo(json_text(found))
+        return
+    print_history(found)
+
+
+@league_app.command("report")
+def report_command(
+    db: DbArgument,
+    out: Annotated[Path, typer.Argument(metavar="OUT.html", help="The page to write.")],
+) -> None:
+    """Write the league's page: the standings, head to head, each version's rating over
+    time, and the recent matches linked to their viewer pages (written beside their logs)."""
+    from referee.league.report import write_report
+
+    with _open(db) as league:
+        try:
+            lines = write_report(league, out)
+        except OSError as exc:
+            raise fail(f"{exc.filename or out}: {exc.strerror or exc}") from None
+    for line in lines:
+        typer.echo(line)
+
+
+@league_app.command("verify")
+def verify_command(db: DbArgument, json_output: JsonOption = False) -> None:
+    """Read every recorded match's log and hold it to the digest recorded with the result."""
+    from referee.league.standings import verify_logs
+    from referee.terminal import json_text, shown
+
+    with _open(db) as league:
+        checked, problems = verify_logs(league)
+    if json_output:
+        typer.echo(json_text({"checked": checked, "problems": problems}))
+    else:
+        for problem in problems:
+            typer.echo(f"{problem.match_id}: {shown(problem.problem)} ({shown(problem.log)})")
+        typer.echo(f"{checked - len(problems)} of {checked} logs verified")
+    raise typer.Exit(FAILED if problems else OK)

@@ -1,0 +1,85 @@
+"""``league import``: a tournament's results counted in the league. Each of its entrants is
+the league's version with the same name and command, or a new version of that name (labelled
+after the results file's fingerprint); each match is recorded with its log as the tournament
+wrote it, in the tournament's order, all in one transaction (a file imported twice adds
+nothing the second time: its matches are already recorded)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import msgspec
+
+from referee.league.store import FRESH, Entrant, League, LeagueError, now
+from referee.tournament.results import ResultsError, read_results
+from referee.tournament.standings import in_plan_order
+
+
+@dataclass(frozen=True)
+class Imported:
+    matches: int
+    already: int
+    added: list[str]
+
+
+def import_results(league: League, path: Path) -> Imported:
+    try:
+        header, results = read_results(path)
+    except (OSError, ResultsError) as exc:
+        raise LeagueError(f"{path}: {getattr(exc, 'strerror', None) or exc}") from None
+    fingerprint = header.fingerprint
+    source = f"import:{path.resolve()}"
+    added: list[str] = []
+    recorded = already = 0
+    with league.transaction():
+        versions: dict[str, Entrant] = {}
+        for entrant in header.settings.entrants:
+            same = [
+                e
+                for e in league.entrants()
+                if e.name == entrant.name and e.command == entrant.command
+            ]
+            if same:
+                versions[entrant.name] = same[-1]
+                continue
+            # Another program under a known name is a past version (retired); a name the
+            # league does not know yet joins it.
+            label = f"t{fingerprint[:8]}"
+            known = any(e.name == entrant.name for e in league.entrants())
+            cursor = league.db.execute(
+                "INSERT INTO entrants (name, version, command, added, retired, mu, sigma)"
+                " SELECT ?, ?, ?, ?, ?, ?, ?"
+                " WHERE NOT EXISTS (SELECT 1 FROM entrants WHERE name = ? AND version = ?)",
+                (
+                    entrant.name,
+                    label,
+                    entrant.command,
+                    now(),
+                    now() if known else None,
+                    FRESH.mu,
+                    FRESH.sigma,
+                    entrant.name,
+                    label,
+                ),
+            )
+            row = league.db.execute(
+                "SELECT id FROM entrants WHERE name = ? AND version = ?", (entrant.name, label)
+            ).fetchone()
+            versions[entrant.name] = league.entrant(row[0])
+            if cursor.rowcount:
+                added.append(versions[entrant.name].label)
+        folder = path.parent
+        for result in in_plan_order(results):
+            key = f"t{fingerprint}~{result.match_id}"  # tournaments share match ids
+            if league.recorded(key):
+                already += 1
+                continue
+            log = Path(result.log)
+            if not log.is_file() and (folder / "logs" / log.name).is_file():
+                log = folder / "logs" / log.name
+            first, second = versions[result.first], versions[result.second]
+            located = msgspec.structs.replace(result, log=str(log.resolve()))
+            league.record_in_transaction(located, first, second, None, source, key)
+            recorded += 1
+    return Imported(recorded, already, added)

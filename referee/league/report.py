@@ -1,0 +1,76 @@
+"""``league report``: the league's page, in the tournament report's style — the standings and
+head to head (``standings``, the one source), each version's rating over time, and the most
+recent matches linked to their viewer pages (written beside their logs, after verifying
+them, as the tournament report does)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Final
+
+import msgspec
+
+from referee.league.standings import history_all, standings
+from referee.league.store import League
+from referee.pages.page import page, write_page
+from referee.pages.plots import intervals, lines
+from referee.pages.report_page import match_rows
+from referee.tournament.results import MatchResult
+
+#: The most recent matches the page lists, each with its viewer page.
+RECENT: Final = 200
+#: Points each version's rating line is drawn with at most.
+LINE_POINTS: Final = 300
+
+
+def write_report(league: League, out: Path, recent: int = RECENT) -> list[str]:
+    table = standings(league)
+    series = [
+        (label, _thinned([(float(p.match), p.rating) for p in points], LINE_POINTS))
+        for label, points in history_all(league).items()
+        if points
+    ]
+    rating_plot = lines(series, "matches recorded in the league", "rating (openskill mu)")
+    rate_plot = intervals(
+        [
+            (f"{row.name}@{row.version}", row.win_rate_low, row.win_rate, row.win_rate_high)
+            for row in table.standings
+            if row.matches
+        ]
+    )
+    decoder = msgspec.json.Decoder(MatchResult)
+    latest = [
+        decoder.decode(blob)
+        for (blob,) in league.db.execute(
+            "SELECT result FROM matches ORDER BY id DESC LIMIT ?", (recent,)
+        )
+    ]
+    commands = {e.label: e.command for e in league.entrants()}
+    for e in league.entrants():  # an imported tournament's matches name the entrant alone
+        commands.setdefault(e.name, e.command)
+    rows = match_rows(latest, league.path, out, commands)
+    labels = [f"{row.name}@{row.version}" for row in table.standings]
+    text = page(
+        "league",
+        css="report",
+        title=f"Texas 42 league — {league.path.name}",
+        table=table,
+        labels=labels,
+        rate_plot=rate_plot,
+        rating_plot=rating_plot,
+        rows=rows,
+        recent=len(latest),
+    )
+    write_page(out, text)
+    pages = sum(row.page is not None for row in rows)
+    return [
+        f"wrote {out}: {table.recorded} matches, the last {len(latest)} listed"
+        f" ({pages} viewer pages)"
+    ]
+
+
+def _thinned(points: list[tuple[float, float]], count: int) -> list[tuple[float, float]]:
+    if len(points) <= count:
+        return points
+    step = (len(points) - 1) / (count - 1)
+    return [points[round(k * step)] for k in range(count)]

@@ -1,0 +1,274 @@
+"""``league run``: duplicate pairs chosen where the ratings are least sure, played as a
+tournament's matches are (the same worker, sandbox, warm bots and fault policy), each result
+written with its ratings in one transaction.
+
+A run is recorded before its first pair, and each pair before its first match: killed at
+any moment (``kill -9`` included) and started again with the same request, the run goes on —
+the legs of pairs already begun first, then new pairs — so nothing recorded is lost and no
+match is played twice. A match the kill cut short was never recorded; its partial log is
+removed and it is played again, on the same deals.
+"""
+
+from __future__ import annotations
+
+import signal
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import msgspec
+
+from referee.errors import SandboxRefused
+from referee.files import private_directory
+from referee.league.schedule import Rated, next_pair, stable
+from referee.league.store import Entrant, League, LeagueError, now
+from referee.settings import MatchLimits, SandboxSettings
+from referee.tournament import plan as tournament_plan
+from referee.tournament.driver import describe_sandbox
+from referee.tournament.plan import MatchJob
+from referee.tournament.results import MatchResult
+from referee.tournament.run import dask_executor, local_executor, run_jobs
+
+
+@dataclass(frozen=True)
+class Request:
+    """What ``league run`` was asked: a count of matches, until stable, or both (the count
+    then caps it); neither continues an interrupted run."""
+
+    matches: int | None = None
+    until_stable: bool = False
+    jobs: int = 1
+    dask: str | None = None
+    sandbox: SandboxSettings = field(default_factory=SandboxSettings)
+    warm: bool = True
+
+
+@dataclass
+class Played:
+    """How a run ended."""
+
+    run: int
+    recorded: int = 0
+    target: int | None = None
+    stable: bool = False
+    failed: list[str] = field(default_factory=list)
+    interrupted: signal.Signals | None = None
+    said: list[str] = field(default_factory=list)
+
+
+def limits_of(league: League) -> MatchLimits:
+    return msgspec.json.decode(league.meta("limits"), type=MatchLimits)
+
+
+def rated(entrants: list[Entrant]) -> list[Rated]:
+    return [Rated(e.id, e.mu, e.sigma) for e in entrants]
+
+
+class LeagueRun:
+    """One run's bookkeeping over an open league (the runner's lock held)."""
+
+    def __init__(self, league: League, request: Request) -> None:
+        self.league = league
+        self.request = request
+        self.limits = limits_of(league)
+        self.logs = league.logs
+        self.run, self.target, self.until_stable = self._run()
+        #: Jobs handed out and not yet recorded, by match id: (pair, first, second).
+        self.pending: dict[str, tuple[int, Entrant, Entrant]] = {}
+        self.stable = False
+
+    def _run(self) -> tuple[int, int | None, bool]:
+        """The run to play: the interrupted one, or a new one as requested."""
+        db = self.league.db
+        request = self.request
+        row = db.execute(
+            "SELECT id, target, until_stable FROM runs WHERE finished IS NULL ORDER BY id DESC"
+        ).fetchone()
+        if row is not None:
+            run, target, until = row[0], row[1], bool(row[2])
+            asked = request.matches is not None or request.until_stable
+            if asked and (request.matches != target or request.until_stable != until):
+                raise LeagueError(
+                    f"run {run} was stopped before its end ({_asked(target, until)}): run"
+                    f" 'referee league run {self.league.path}' to finish it first"
+                )
+            return run, target, until
+        if request.matches is None and not request.until_stable:
+            raise LeagueError("say how much to play: --matches N, --until-stable, or both")
+        with self.league.transaction():
+            cursor = db.execute(
+                "INSERT INTO runs (target, until_stable, started) VALUES (?, ?, ?)",
+                (request.matches, int(request.until_stable), now()),
+            )
+        assert cursor.lastrowid is not None
+        return cursor.lastrowid, request.matches, request.until_stable
+
+    def recorded_in_run(self) -> int:
+        return int(
+            self.league.db.execute(
+                "SELECT count(*) FROM matches JOIN pairs ON matches.pair = pairs.id"
+                " WHERE pairs.run = ?",
+                (self.run,),
+            ).fetchone()[0]
+        )
+
+    def jobs(self) -> Iterator[MatchJob]:
+        """The legs of this run's pairs still missing, then new pairs, each chosen when it is
+        started (so from every result recorded before it)."""
+        db = self.league.db
+        planned = self.recorded_in_run()
+        for pair, first, second, seed in db.execute(
+            "SELECT id, first, second, seed FROM pairs WHERE run = ? ORDER BY id", (self.run,)
+        ).fetchall():
+            a, b = self.league.entrant(first), self.league.entrant(second)
+            for job in self._legs(pair, a, b, int(seed)):
+                if not self.league.recorded(job.match_id):
+                    planned += 1
+                    yield job
+        while self.target is None or planned < self.target:
+            active = self.league.entrants(active_only=True)
+            if len(active) < 2:
+                raise LeagueError(
+                    "the league needs two active entrants to play: 'referee league add'"
+                )
+            if self.until_stable and stable(rated(active)):
+                self.stable = True
+                return
+            a, b = self._schedule(active)
+            with self.league.transaction():
+                cursor = db.execute(
+                    "INSERT INTO pairs (run, first, second, seed, scheduled)"
+                    " VALUES (?, ?, ?, '', ?)",
+                    (self.run, a.id, b.id, now()),
+                )
+                pair = cursor.lastrowid
+                assert pair is not None
+                seed = tournament_plan.deal_seed(self.league.seed, pair, "league")
+                db.execute("UPDATE pairs SET seed = ? WHERE id = ?", (str(seed), pair))
+            for job in self._legs(pair, a, b, seed):
+                planned += 1
+                yield job
+
+    def _schedule(self, active: list[Entrant]) -> tuple[Entrant, Entrant]:
+        counts: dict[frozenset[int], int] = {}
+        for first, second, count in self.league.db.execute(
+            "SELECT first, second, count(*) FROM pairs GROUP BY first, second"
+        ):
+            key = frozenset((first, second))
+            counts[key] = counts.get(key, 0) + count
+        by_id = {e.id: e for e in active}
+        a, b = next_pair(rated(active), counts)
+        return by_id[a.id], by_id[b.id]
+
+    def _legs(self, pair: int, a: Entrant, b: Entrant, seed: int) -> Iterator[MatchJob]:
+        for leg, (first, second) in ((1, (a, b)), (2, (b, a))):
+            # As a tournament's: the pair's deals second to last (``MatchJob.deals``), so
+            # the two legs never run at once; the pair's number, never its seed.
+            match_id = f"{a.label}~{b.label}~p{pair:06d}~{leg}"
+            log = self.logs / f"{match_id}.jsonl"
+            _remove_partial(log)
+            self.pending[match_id] = (pair, first, second)
+            yield MatchJob(
+                match_id,
+                tournament_plan.Entrant(name=first.label, command=first.command),
+                tournament_plan.Entrant(name=second.label, command=second.command),
+                seed,
+                leg,
+                str(log),
+                self.limits.for_seed(seed),
+                pair * 2 + leg,
+                self.request.sandbox,
+                self._secrets(),
+                self.request.warm,
+                f"league:{self.league.path.resolve()}",
+            )
+
+    def _secrets(self) -> tuple[str, ...]:
+        path = self.league.path.resolve()
+        return tuple(str(path) + suffix for suffix in ("", "-wal", "-shm", ".lock"))
+
+    def record(self, result: MatchResult) -> None:
+        pair, first, second = self.pending.pop(result.match_id)
+        self.league.record(result, first, second, pair, "run")
+
+    def finish(self) -> None:
+        with self.league.transaction():
+            self.league.db.execute("UPDATE runs SET finished = ? WHERE id = ?", (now(), self.run))
+
+
+def _asked(target: int | None, until: bool) -> str:
+    parts = ([f"--matches {target}"] if target is not None else []) + (
+        ["--until-stable"] if until else []
+    )
+    return " ".join(parts)
+
+
+def _remove_partial(log: Path) -> None:
+    """A log (and its stderr copies) left by a match a kill cut short: never recorded, so
+    played again from the start."""
+    for path in (log, *(log.with_name(f"{log.name}.{seat}.stderr") for seat in "ABCD")):
+        path.unlink(missing_ok=True)
+
+
+def run_league(
+    league: League,
+    request: Request,
+    say: Callable[[str], None],
+    progress: Callable[[int, int | None], None] = lambda done, total: None,
+) -> Played:
+    """Play the run ``request`` asks for (or the interrupted one) on ``league``."""
+    run = LeagueRun(league, request)
+    played = Played(run.run, target=run.target)
+    active = league.entrants(active_only=True)
+    try:
+        played.said = describe_sandbox(
+            request.sandbox,
+            run.limits,
+            [tournament_plan.Entrant(name=e.label, command=e.command) for e in active],
+            [run.logs, league.path.resolve()],
+        )
+    except SandboxRefused as exc:
+        raise LeagueError(str(exc)) from None
+    for line in played.said:
+        say(line)
+    private_directory(run.logs)
+    done = run.recorded_in_run()
+    if done:
+        say(f"run {run.run} goes on: {done} of its matches were recorded before")
+    progress(done, run.target)
+
+    def on_result(result: MatchResult) -> bool:
+        nonlocal done
+        run.record(result)
+        done += 1
+        progress(done, run.target)
+        return True
+
+    def on_error(job: MatchJob, error: BaseException) -> None:
+        played.failed.append(f"{job.match_id}: {error}")
+        run.pending.pop(job.match_id, None)
+
+    executor = (
+        dask_executor(request.dask, request.jobs) if request.dask else local_executor(request.jobs)
+    )
+    signalled = [signal.SIGINT]
+
+    def terminate(signum: int, frame: object) -> None:
+        """SIGTERM and SIGHUP stop the run as Ctrl-C does (what is recorded stays)."""
+        signalled[0] = signal.Signals(signum)
+        raise KeyboardInterrupt
+
+    previous = {sig: signal.signal(sig, terminate) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        with executor as (pool, slots):
+            run_jobs(pool, run.jobs(), 2 * slots, on_result, on_error)
+    except KeyboardInterrupt:
+        played.interrupted = signalled[0]
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    played.recorded = done
+    played.stable = run.stable
+    if played.interrupted is None and not played.failed:
+        run.finish()
+    return played

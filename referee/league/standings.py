@@ -1,0 +1,185 @@
+"""What the league's database says: the standings (ratings kept up to date by each result,
+counts summed by SQLite, so a hundred thousand matches answer at once), each version's
+rating over time, and whether every recorded log is still the one recorded.
+
+Every function here only reads: it runs beside ``league run`` (WAL) without blocking it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import msgspec
+
+from referee.errors import LogError
+from referee.league.store import Entrant, League
+from referee.record.log import read_log
+from referee.stats import wilson_interval
+
+
+class LeagueStanding(msgspec.Struct, frozen=True):
+    """One entrant version's line."""
+
+    name: str
+    version: str
+    active: bool
+    #: openskill's mean and uncertainty; the interval is mu ± 2 sigma, the order mu - 3 sigma.
+    rating: float
+    rating_low: float
+    rating_high: float
+    rating_ordinal: float
+    matches: int
+    wins: int
+    unfinished: int
+    void: int
+    win_rate: float
+    win_rate_low: float
+    win_rate_high: float
+    mark_difference: int
+
+
+class LeagueTable(msgspec.Struct, frozen=True):
+    standings: list[LeagueStanding]
+    #: head_to_head[a][b]: a's score against b (a win 1, an unfinished match 0.5), and the
+    #: matches they played; labels ``name@version``.
+    head_to_head: dict[str, dict[str, float]]
+    head_to_head_matches: dict[str, dict[str, int]]
+    recorded: int
+
+
+def standings(league: League, include_retired: bool = True) -> LeagueTable:
+    entrants = league.entrants()
+    labels = {e.id: e.label for e in entrants}
+    counts: dict[int, list[float]] = {e.id: [0, 0, 0, 0, 0.0, 0] for e in entrants}
+    h2h: dict[str, dict[str, float]] = {}
+    h2h_n: dict[str, dict[str, int]] = {}
+    query = """
+        SELECT first, second, winner, void, count(*), sum(mark_difference)
+        FROM matches GROUP BY first, second, winner, void
+    """
+    for first, second, winner, void, n, marks in league.db.execute(query):
+        for me, other, sign in ((first, second, 1), (second, first, -1)):
+            row = counts[me]
+            if void:
+                row[3] += n
+                continue
+            score = 0.5 if winner is None else float(winner == me)
+            row[0] += n
+            row[1] += n if winner == me else 0
+            row[2] += n if winner is None else 0
+            row[4] += score * n
+            row[5] += sign * marks
+            a, b = labels[me], labels[other]
+            h2h.setdefault(a, {}).setdefault(b, 0.0)
+            h2h[a][b] += score * n
+            h2h_n.setdefault(a, {}).setdefault(b, 0)
+            h2h_n[a][b] += n
+    table = []
+    for e in entrants:
+        if e.retired is not None and not include_retired:
+            continue
+        n, wins, unfinished, void, score, marks = counts[e.id]
+        low, high = wilson_interval(score, int(n))
+        table.append(
+            LeagueStanding(
+                name=e.name,
+                version=e.version,
+                active=e.retired is None,
+                rating=e.mu,
+                rating_low=e.mu - 2 * e.sigma,
+                rating_high=e.mu + 2 * e.sigma,
+                rating_ordinal=e.ordinal,
+                matches=int(n),
+                wins=int(wins),
+                unfinished=int(unfinished),
+                void=int(void),
+                win_rate=score / n if n else 0.0,
+                win_rate_low=low,
+                win_rate_high=high,
+                mark_difference=int(marks),
+            )
+        )
+    table.sort(key=lambda s: (-s.rating_ordinal, s.name, s.version))
+    return LeagueTable(table, h2h, h2h_n, league.match_count())
+
+
+class RatingPoint(msgspec.Struct, frozen=True):
+    """A version's rating after one of its matches: the league's match count then."""
+
+    match: int
+    recorded: str
+    rating: float
+    sigma: float
+
+
+def history(league: League, name: str) -> dict[str, list[RatingPoint]]:
+    """Each version of ``name`` (by label): its rating after each of its matches."""
+    versions = [e for e in league.entrants() if e.name == name]
+    out: dict[str, list[RatingPoint]] = {}
+    for e in versions:
+        rows = league.db.execute(
+            "SELECT ratings.match, matches.recorded, ratings.mu, ratings.sigma FROM ratings"
+            " JOIN matches ON matches.id = ratings.match WHERE ratings.entrant = ?"
+            " ORDER BY ratings.match",
+            (e.id,),
+        )
+        out[e.label] = [RatingPoint(*row) for row in rows]
+    return out
+
+
+def history_all(league: League) -> dict[str, list[RatingPoint]]:
+    """Every version's rating after each of its matches (one query)."""
+    labels = {e.id: e.label for e in league.entrants()}
+    out: dict[str, list[RatingPoint]] = {label: [] for label in labels.values()}
+    rows = league.db.execute(
+        "SELECT ratings.entrant, ratings.match, matches.recorded, ratings.mu, ratings.sigma"
+        " FROM ratings JOIN matches ON matches.id = ratings.match ORDER BY ratings.match"
+    )
+    for entrant, *point in rows:
+        out[labels[entrant]].append(RatingPoint(*point))
+    return out
+
+
+@dataclass(frozen=True)
+class LogProblem:
+    match_id: str
+    log: str
+    problem: str
+
+
+def log_path(league: League, recorded: str) -> Path:
+    """A recorded log's path: as recorded, else in the league's logs folder (moved)."""
+    path = Path(recorded)
+    if path.is_file():
+        return path
+    return league.logs / path.name
+
+
+def verify_logs(league: League) -> tuple[int, list[LogProblem]]:
+    """Each recorded match's log, read and held to the digest recorded with it: (matches
+    checked, the problems)."""
+    problems: list[LogProblem] = []
+    checked = 0
+    for match_id, log, digest in league.db.execute(
+        "SELECT match_id, log, log_digest FROM matches ORDER BY id"
+    ).fetchall():
+        checked += 1
+        path = log_path(league, log)
+        try:
+            head = read_log(path).head
+        except FileNotFoundError:
+            problems.append(LogProblem(match_id, log, "the log is missing"))
+            continue
+        except (OSError, LogError, ValueError) as exc:
+            problems.append(LogProblem(match_id, log, f"the log cannot be read: {exc}"))
+            continue
+        if head != digest:
+            problems.append(
+                LogProblem(match_id, log, f"its digest is {head[:16]}…, not {digest[:16]}…")
+            )
+    return checked, problems
+
+
+def entrant_named(league: League, name: str) -> list[Entrant]:
+    return [e for e in league.entrants() if e.name == name]

@@ -1,0 +1,438 @@
+"""The league's database: one SQLite file (WAL mode, so readers never block the runner and
+the runner never blocks them), its schema brought up to date by numbered migrations, and
+every change one transaction.
+
+A file is the league's only if SQLite's ``application_id`` says so; ``user_version`` is the
+schema's version, so a database from a newer referee is refused rather than misread. One
+runner writes at a time: it holds a lock on ``DB.lock`` (the kernel drops it however the
+runner ends, ``kill -9`` included). A result is written with the ratings it moves and the
+ratings' history in the same transaction: a result is either wholly recorded or not at all.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Final
+
+import msgspec
+from openskill.models import PlackettLuce
+
+from referee.errors import RefereeError
+from referee.files import Held, writer_lock
+from referee.tournament.results import MatchResult
+
+#: "42LG": the league's mark in the SQLite header (``PRAGMA application_id``).
+APPLICATION_ID: Final = 0x34324C47
+
+#: Each migration brings the schema from its index to the next version; never edit one that
+#: shipped, add another.
+MIGRATIONS: Final[tuple[str, ...]] = (
+    """
+    CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    CREATE TABLE entrants (
+        id INTEGER PRIMARY KEY,
+        name TEXT NOT NULL,
+        version TEXT NOT NULL,
+        command TEXT NOT NULL,
+        added TEXT NOT NULL,
+        retired TEXT,
+        mu REAL NOT NULL,
+        sigma REAL NOT NULL,
+        UNIQUE (name, version)
+    );
+    CREATE TABLE runs (
+        id INTEGER PRIMARY KEY,
+        target INTEGER,
+        until_stable INTEGER NOT NULL,
+        started TEXT NOT NULL,
+        finished TEXT
+    );
+    CREATE TABLE pairs (
+        id INTEGER PRIMARY KEY,
+        run INTEGER REFERENCES runs,
+        first INTEGER NOT NULL REFERENCES entrants,
+        second INTEGER NOT NULL REFERENCES entrants,
+        seed TEXT NOT NULL,  -- 64-bit unsigned: more than SQLite's INTEGER holds
+        scheduled TEXT NOT NULL
+    );
+    CREATE TABLE matches (
+        id INTEGER PRIMARY KEY,
+        match_id TEXT NOT NULL UNIQUE,
+        pair INTEGER REFERENCES pairs,
+        leg INTEGER NOT NULL,
+        first INTEGER NOT NULL REFERENCES entrants,
+        second INTEGER NOT NULL REFERENCES entrants,
+        winner INTEGER REFERENCES entrants,
+        void INTEGER NOT NULL,
+        mark_difference INTEGER NOT NULL,
+        log TEXT NOT NULL,
+        log_digest TEXT NOT NULL,
+        source TEXT NOT NULL,
+        recorded TEXT NOT NULL,
+        result BLOB NOT NULL
+    );
+    CREATE INDEX matches_first ON matches (first);
+    CREATE INDEX matches_second ON matches (second);
+    CREATE INDEX matches_pair ON matches (pair);
+    CREATE TABLE ratings (
+        match INTEGER NOT NULL REFERENCES matches,
+        entrant INTEGER NOT NULL REFERENCES entrants,
+        mu REAL NOT NULL,
+        sigma REAL NOT NULL,
+        PRIMARY KEY (entrant, match)
+    ) WITHOUT ROWID;
+    """,
+)
+SCHEMA_VERSION: Final = len(MIGRATIONS)
+
+_MODEL: Final = PlackettLuce()
+#: A new version's rating: openskill's prior.
+FRESH: Final = _MODEL.rating()
+_RESULT = msgspec.json.Encoder()
+
+
+class LeagueError(RefereeError, ValueError):
+    """The database cannot be used as asked; the message says why and what to do."""
+
+
+@dataclass(frozen=True)
+class Entrant:
+    """One version of an entrant: its own rating and history."""
+
+    id: int
+    name: str
+    version: str
+    command: str
+    added: str
+    retired: str | None
+    mu: float
+    sigma: float
+
+    @property
+    def label(self) -> str:
+        """``name@version``: how standings, logs and match ids name it."""
+        return f"{self.name}@{self.version}"
+
+    @property
+    def ordinal(self) -> float:
+        """The conservative rating standings sort by (openskill's mu - 3 sigma)."""
+        return self.mu - 3 * self.sigma
+
+
+def now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+class League:
+    """An open league database (``League.open``/``League.create``); ``close`` it, or use it
+    in a ``with`` block."""
+
+    def __init__(self, path: Path, connection: sqlite3.Connection, lock: int = -1) -> None:
+        self.path = path
+        self.db = connection
+        self._lock = lock
+
+    # -- opening ---------------------------------------------------------------------------
+
+    @classmethod
+    def create(cls, path: Path, seed: int, logs: Path, limits: str) -> League:
+        """A new league at ``path`` (refused if anything is there)."""
+        if path.exists() or path.is_symlink():
+            raise LeagueError(f"{path} already exists: choose another file, or use it as it is")
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+            os.close(fd)
+        except OSError as exc:
+            raise LeagueError(f"cannot create {path}: {exc.strerror or exc}") from None
+        league = cls._connect(path, readonly=False)
+        with league.transaction():
+            league.db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+            league._migrate(0)
+            league.db.executemany(
+                "INSERT INTO meta (key, value) VALUES (?, ?)",
+                [
+                    ("seed", str(seed)),
+                    ("logs", str(logs)),
+                    ("limits", limits),
+                    ("created", now()),
+                ],
+            )
+        return league
+
+    @classmethod
+    def open(cls, path: Path, write: bool = False, runner: bool = False) -> League:
+        """The league at ``path``: checked to be one, of a schema this referee knows (an
+        older one is migrated when writing). ``runner`` takes the one runner's lock."""
+        if not path.is_file():
+            raise LeagueError(
+                f"{path} is not there: create the league with 'referee league init {path}'"
+            )
+        lock = _runner_lock(path) if runner else -1
+        try:
+            league = cls._connect(path, readonly=not write)
+            league._lock = lock
+            league._check(write)
+        except BaseException:
+            if lock >= 0:
+                os.close(lock)
+            raise
+        return league
+
+    @classmethod
+    def _connect(cls, path: Path, readonly: bool) -> League:
+        uri = f"{path.resolve().as_uri()}?mode={'ro' if readonly else 'rw'}"
+        try:
+            db = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=30.0)
+            db.execute("PRAGMA foreign_keys = ON")
+            if not readonly:
+                db.execute("PRAGMA journal_mode = WAL")
+                db.execute("PRAGMA synchronous = NORMAL")  # WAL: durable at each checkpoint
+        except sqlite3.DatabaseError as exc:
+            raise LeagueError(f"{path} is not a league database ({exc})") from None
+        return cls(path, db)
+
+    def _check(self, write: bool) -> None:
+        try:
+            application = self.db.execute("PRAGMA application_id").fetchone()[0]
+            version = self.db.execute("PRAGMA user_version").fetchone()[0]
+        except sqlite3.DatabaseError as exc:
+            self.db.close()
+            raise LeagueError(f"{self.path} is not a league database ({exc})") from None
+        if application != APPLICATION_ID:
+            self.db.close()
+            raise LeagueError(
+                f"{self.path} is not a league database (another program's SQLite file?):"
+                " create one with 'referee league init'"
+            )
+        if version > SCHEMA_VERSION:
+            self.db.close()
+            raise LeagueError(
+                f"{self.path} was written by a newer referee (schema {version}, this one knows"
+                f" {SCHEMA_VERSION}): upgrade the referee to use it"
+            )
+        if version < SCHEMA_VERSION:
+            if not write:
+                self.db.close()
+                raise LeagueError(
+                    f"{self.path} has an older schema ({version}): any writing command"
+                    " ('referee league run', 'add') brings it up to date"
+                )
+            with self.transaction():
+                self._migrate(version)
+
+    def _migrate(self, version: int) -> None:
+        for number, script in enumerate(MIGRATIONS[version:], start=version + 1):
+            for statement in script.split(";"):
+                if statement.strip():
+                    self.db.execute(statement)
+            self.db.execute(f"PRAGMA user_version = {number}")
+
+    def close(self) -> None:
+        self.db.close()
+        if self._lock >= 0:
+            os.close(self._lock)
+            self._lock = -1
+
+    def __enter__(self) -> League:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """One transaction, taken for writing at its start (``BEGIN IMMEDIATE``)."""
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("COMMIT")
+
+    # -- settings --------------------------------------------------------------------------
+
+    def meta(self, key: str) -> str:
+        row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        if row is None:
+            raise LeagueError(f"{self.path} has no {key!r} setting: a damaged league database")
+        return str(row[0])
+
+    @property
+    def seed(self) -> int:
+        return int(self.meta("seed"))
+
+    @property
+    def logs(self) -> Path:
+        """The logs' folder: as given at ``init``, relative to the database's."""
+        logs = Path(self.meta("logs"))
+        return logs if logs.is_absolute() else self.path.parent / logs
+
+    # -- entrants --------------------------------------------------------------------------
+
+    def entrants(self, active_only: bool = False) -> list[Entrant]:
+        where = " WHERE retired IS NULL" if active_only else ""
+        rows = self.db.execute(
+            "SELECT id, name, version, command, added, retired, mu, sigma FROM entrants"
+            + where
+            + " ORDER BY id"
+        )
+        return [Entrant(*row) for row in rows]
+
+    def entrant(self, entrant_id: int) -> Entrant:
+        row = self.db.execute(
+            "SELECT id, name, version, command, added, retired, mu, sigma FROM entrants"
+            " WHERE id = ?",
+            (entrant_id,),
+        ).fetchone()
+        return Entrant(*row)
+
+    def add(self, name: str, command: str, version: str | None = None) -> tuple[Entrant, list[str]]:
+        """A new entrant, or a new version of one (the versions before it are retired from
+        play and keep their history). Returns it and the labels it retired."""
+        with self.transaction():
+            versions = [e for e in self.entrants() if e.name == name]
+            if version is None:
+                version = f"v{len(versions) + 1}"
+                while any(e.version == version for e in versions):
+                    version += "'"
+            if any(e.version == version for e in versions):
+                raise LeagueError(
+                    f"{name}@{version} is already in the league: give the new version"
+                    " another label (--version)"
+                )
+            retired = [e.label for e in versions if e.retired is None]
+            stamp = now()
+            self.db.execute(
+                "UPDATE entrants SET retired = ? WHERE name = ? AND retired IS NULL",
+                (stamp, name),
+            )
+            rating = FRESH
+            cursor = self.db.execute(
+                "INSERT INTO entrants (name, version, command, added, mu, sigma)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                (name, version, command, stamp, rating.mu, rating.sigma),
+            )
+            assert cursor.lastrowid is not None
+            return self.entrant(cursor.lastrowid), retired
+
+    def retire(self, name: str, version: str | None = None) -> list[str]:
+        """Retire an entrant's active version (or the version named): it plays no more."""
+        with self.transaction():
+            found = [
+                e
+                for e in self.entrants()
+                if e.name == name and (version is None or e.version == version)
+            ]
+            if not found:
+                what = name if version is None else f"{name}@{version}"
+                raise LeagueError(f"no entrant {what} in the league ('referee league standings')")
+            active = [e for e in found if e.retired is None]
+            self.db.executemany(
+                "UPDATE entrants SET retired = ? WHERE id = ?", [(now(), e.id) for e in active]
+            )
+            return [e.label for e in active]
+
+    # -- results ---------------------------------------------------------------------------
+
+    def record(
+        self,
+        result: MatchResult,
+        first: Entrant,
+        second: Entrant,
+        pair: int | None,
+        source: str,
+    ) -> None:
+        """Write one result, the two ratings it moves and their history: one transaction.
+        A result already recorded (its match id) is refused."""
+        with self.transaction():
+            self.record_in_transaction(result, first, second, pair, source)
+
+    def record_in_transaction(
+        self,
+        result: MatchResult,
+        first: Entrant,
+        second: Entrant,
+        pair: int | None,
+        source: str,
+        key: str | None = None,
+    ) -> None:
+        """``record`` inside the caller's transaction; ``key`` is the match's id in the
+        league when it is not the result's own (an imported tournament's)."""
+        a, b = self.entrant(first.id), self.entrant(second.id)  # the current ratings
+        winner = None
+        if result.winner is not None:
+            winner = a.id if result.winner == result.first else b.id
+        try:
+            cursor = self.db.execute(
+                "INSERT INTO matches (match_id, pair, leg, first, second, winner, void,"
+                " mark_difference, log, log_digest, source, recorded, result)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    key or result.match_id,
+                    pair,
+                    result.leg,
+                    a.id,
+                    b.id,
+                    winner,
+                    result.void,
+                    0 if result.void else result.mark_difference_of(result.first),
+                    result.log,
+                    result.log_digest,
+                    source,
+                    now(),
+                    _RESULT.encode(result),
+                ),
+            )
+        except sqlite3.IntegrityError:
+            raise LeagueError(f"match {key or result.match_id} is already recorded") from None
+        if result.void:
+            return  # not a match played: it moves no rating
+        ranks: list[float] = [1, 1] if winner is None else ([1, 2] if winner == a.id else [2, 1])
+        [[ra], [rb]] = _MODEL.rate(
+            [[_MODEL.rating(mu=a.mu, sigma=a.sigma)], [_MODEL.rating(mu=b.mu, sigma=b.sigma)]],
+            ranks=ranks,
+        )
+        for entrant, rating in ((a, ra), (b, rb)):
+            self.db.execute(
+                "UPDATE entrants SET mu = ?, sigma = ? WHERE id = ?",
+                (rating.mu, rating.sigma, entrant.id),
+            )
+            self.db.execute(
+                "INSERT INTO ratings (match, entrant, mu, sigma) VALUES (?, ?, ?, ?)",
+                (cursor.lastrowid, entrant.id, rating.mu, rating.sigma),
+            )
+
+    def recorded(self, match_id: str) -> bool:
+        row = self.db.execute("SELECT 1 FROM matches WHERE match_id = ?", (match_id,))
+        return row.fetchone() is not None
+
+    def results(self) -> Iterator[tuple[int, str, MatchResult]]:
+        """(row id, source, result) of every recorded match, in the order recorded."""
+        decoder = msgspec.json.Decoder(MatchResult)
+        for row_id, source, blob in self.db.execute(
+            "SELECT id, source, result FROM matches ORDER BY id"
+        ):
+            yield row_id, source, decoder.decode(blob)
+
+    def match_count(self) -> int:
+        return int(self.db.execute("SELECT count(*) FROM matches").fetchone()[0])
+
+
+def _runner_lock(path: Path) -> int:
+    """The one runner's lock on ``DB.lock`` (``writer_lock``)."""
+    try:
+        return writer_lock(path.with_name(path.name + ".lock"))
+    except Held as exc:
+        raise LeagueError(
+            f"{path} is being run by another 'referee league run' (pid {exc.holder}): one"
+            " runner at a time; let it finish or stop it"
+        ) from None
+    except OSError as exc:
+        raise LeagueError(f"cannot lock {path}: {exc.strerror or exc}") from None
