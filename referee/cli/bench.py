@@ -155,3 +155,17 @@ def bench_decode(
     except decoding.Escaped as exc:
         typer.echo(f"decode: ESCAPED {type(exc.error).__name__} on {exc.line[:200]!r}", err=True)
         raise typer.Exit(FAILED) from None
+
+
+@bench_app.command("league")
+def bench_league(
+    seeds: Annotated[
+        int, typer.Option(min=1, help="Seeds of the scheduling comparison (each schedule).")
+    ] = 5,
+) -> None:
+    """The league: matches the adaptive schedule needs to settle the true order of eight
+    entrants against a round robin's; standings and one more result in a database of
+    100,000 matches; a run killed with SIGKILL and run again."""
+    from referee.bench import league
+
+    _echo(league.lines(seeds))

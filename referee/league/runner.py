@@ -124,7 +124,7 @@ class LeagueRun:
             for job in self._legs(pair, a, b, int(seed)):
                 if not self.league.recorded(job.match_id):
                     planned += 1
-                    yield job
+                    yield self._handed_out(job, pair, a, b)
         while self.target is None or planned < self.target:
             active = self.league.entrants(active_only=True)
             if len(active) < 2:
@@ -147,7 +147,7 @@ class LeagueRun:
                 db.execute("UPDATE pairs SET seed = ? WHERE id = ?", (str(seed), pair))
             for job in self._legs(pair, a, b, seed):
                 planned += 1
-                yield job
+                yield self._handed_out(job, pair, a, b)
 
     def _schedule(self, active: list[Entrant]) -> tuple[Entrant, Entrant]:
         counts: dict[frozenset[int], int] = {}
@@ -166,8 +166,6 @@ class LeagueRun:
             # the two legs never run at once; the pair's number, never its seed.
             match_id = f"{a.label}~{b.label}~p{pair:06d}~{leg}"
             log = self.logs / f"{match_id}.jsonl"
-            _remove_partial(log)
-            self.pending[match_id] = (pair, first, second)
             yield MatchJob(
                 match_id,
                 tournament_plan.Entrant(name=first.label, command=first.command),
@@ -182,6 +180,14 @@ class LeagueRun:
                 self.request.warm,
                 f"league:{self.league.path.resolve()}",
             )
+
+    def _handed_out(self, job: MatchJob, pair: int, a: Entrant, b: Entrant) -> MatchJob:
+        """A job about to be played: what a kill left of it before is removed, and its
+        result awaited."""
+        _remove_partial(Path(job.log))
+        first, second = (a, b) if job.leg == 1 else (b, a)
+        self.pending[job.match_id] = (pair, first, second)
+        return job
 
     def _secrets(self) -> tuple[str, ...]:
         path = self.league.path.resolve()

@@ -166,11 +166,11 @@ def verify_logs(league: League) -> tuple[int, list[LogProblem]]:
     ).fetchall():
         checked += 1
         path = log_path(league, log)
-        try:
-            head = read_log(path).head
-        except FileNotFoundError:
+        if not path.is_file():
             problems.append(LogProblem(match_id, log, "the log is missing"))
             continue
+        try:
+            head = read_log(path).head
         except (OSError, LogError, ValueError) as exc:
             problems.append(LogProblem(match_id, log, f"the log cannot be read: {exc}"))
             continue

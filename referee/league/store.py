@@ -26,6 +26,7 @@ from openskill.models import PlackettLuce
 from referee.errors import RefereeError
 from referee.files import Held, writer_lock
 from referee.tournament.results import MatchResult
+from referee.tournament.standings import rate
 
 #: "42LG": the league's mark in the SQLite header (``PRAGMA application_id``).
 APPLICATION_ID: Final = 0x34324C47
@@ -91,9 +92,12 @@ MIGRATIONS: Final[tuple[str, ...]] = (
 )
 SCHEMA_VERSION: Final = len(MIGRATIONS)
 
-_MODEL: Final = PlackettLuce()
+#: The league's rating model: a tournament's (openskill Plackett-Luce), without the drift
+#: (tau 0) that lets a player's skill change between games — a version's program never
+#: changes (a new program is a new version), so its uncertainty only falls as it plays.
+MODEL: Final = PlackettLuce(tau=0.0)
 #: A new version's rating: openskill's prior.
-FRESH: Final = _MODEL.rating()
+FRESH: Final = MODEL.rating()
 _RESULT = msgspec.json.Encoder()
 
 
@@ -151,6 +155,7 @@ class League:
         except OSError as exc:
             raise LeagueError(f"cannot create {path}: {exc.strerror or exc}") from None
         league = cls._connect(path, readonly=False)
+        league._write_ahead()
         with league.transaction():
             league.db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
             league._migrate(0)
@@ -190,9 +195,6 @@ class League:
         try:
             db = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=30.0)
             db.execute("PRAGMA foreign_keys = ON")
-            if not readonly:
-                db.execute("PRAGMA journal_mode = WAL")
-                db.execute("PRAGMA synchronous = NORMAL")  # WAL: durable at each checkpoint
         except sqlite3.DatabaseError as exc:
             raise LeagueError(f"{path} is not a league database ({exc})") from None
         return cls(path, db)
@@ -216,6 +218,8 @@ class League:
                 f"{self.path} was written by a newer referee (schema {version}, this one knows"
                 f" {SCHEMA_VERSION}): upgrade the referee to use it"
             )
+        if write:  # only once it is known to be ours: this changes the file's header
+            self._write_ahead()
         if version < SCHEMA_VERSION:
             if not write:
                 self.db.close()
@@ -225,6 +229,11 @@ class League:
                 )
             with self.transaction():
                 self._migrate(version)
+
+    def _write_ahead(self) -> None:
+        """WAL: readers never block the writer, nor it them."""
+        self.db.execute("PRAGMA journal_mode = WAL")
+        self.db.execute("PRAGMA synchronous = NORMAL")  # durable at each checkpoint
 
     def _migrate(self, version: int) -> None:
         for number, script in enumerate(MIGRATIONS[version:], start=version + 1):
@@ -394,19 +403,16 @@ class League:
             raise LeagueError(f"match {key or result.match_id} is already recorded") from None
         if result.void:
             return  # not a match played: it moves no rating
-        ranks: list[float] = [1, 1] if winner is None else ([1, 2] if winner == a.id else [2, 1])
-        [[ra], [rb]] = _MODEL.rate(
-            [[_MODEL.rating(mu=a.mu, sigma=a.sigma)], [_MODEL.rating(mu=b.mu, sigma=b.sigma)]],
-            ranks=ranks,
-        )
-        for entrant, rating in ((a, ra), (b, rb)):
+        won = None if winner is None else winner == a.id
+        for entrant, (mu, sigma) in zip(
+            (a, b), rate((a.mu, a.sigma), (b.mu, b.sigma), won, MODEL), strict=True
+        ):
             self.db.execute(
-                "UPDATE entrants SET mu = ?, sigma = ? WHERE id = ?",
-                (rating.mu, rating.sigma, entrant.id),
+                "UPDATE entrants SET mu = ?, sigma = ? WHERE id = ?", (mu, sigma, entrant.id)
             )
             self.db.execute(
                 "INSERT INTO ratings (match, entrant, mu, sigma) VALUES (?, ?, ?, ?)",
-                (cursor.lastrowid, entrant.id, rating.mu, rating.sigma),
+                (cursor.lastrowid, entrant.id, mu, sigma),
             )
 
     def recorded(self, match_id: str) -> bool:

@@ -148,10 +148,35 @@ def played(results: list[MatchResult]) -> list[MatchResult]:
 def _rate(model: PlackettLuce, ratings: dict[str, Any], result: MatchResult) -> None:
     """Update the two entrants' ratings with one match (a match nobody won is a draw)."""
     a, b = result.first, result.second
-    ranks: list[float] = (
-        [1, 1] if result.winner is None else ([1, 2] if result.winner == a else [2, 1])
+    won = None if result.winner is None else result.winner == a
+    (mu_a, sigma_a), (mu_b, sigma_b) = rate(
+        (ratings[a].mu, ratings[a].sigma), (ratings[b].mu, ratings[b].sigma), won, model
     )
-    [[ratings[a]], [ratings[b]]] = model.rate([[ratings[a]], [ratings[b]]], ranks=ranks)
+    ratings[a] = model.rating(mu=mu_a, sigma=sigma_a, name=a)
+    ratings[b] = model.rating(mu=mu_b, sigma=sigma_b, name=b)
+
+
+def rate(
+    first: tuple[float, float],
+    second: tuple[float, float],
+    first_won: bool | None,
+    model: PlackettLuce | None = None,
+) -> tuple[tuple[float, float], tuple[float, float]]:
+    """Two (mu, sigma) ratings after one match between them (None: nobody won, a draw):
+    openskill's Plackett-Luce, for tournaments and leagues alike."""
+    model = model or _MODEL
+    ranks: list[float] = [1, 1] if first_won is None else ([1, 2] if first_won else [2, 1])
+    [[a], [b]] = model.rate(
+        [
+            [model.rating(mu=first[0], sigma=first[1])],
+            [model.rating(mu=second[0], sigma=second[1])],
+        ],
+        ranks=ranks,
+    )
+    return (a.mu, a.sigma), (b.mu, b.sigma)
+
+
+_MODEL = PlackettLuce()
 
 
 def rating_history(names: list[str], results: list[MatchResult]) -> list[dict[str, float]]:

@@ -1,0 +1,112 @@
+"""``referee league run`` with real bots: the matches it plays are ordinary, verifiable
+matches recorded with their logs' digests; killed with ``kill -9`` and run again, it loses
+nothing and plays nothing twice; standings read while it writes."""
+
+from __future__ import annotations
+
+import shlex
+import sqlite3
+import subprocess
+import time
+from collections import Counter
+from pathlib import Path
+
+from support.processes import referee
+from support.tournaments import PYTHON, RANDOM, slow_bot
+
+from referee.league.standings import standings, verify_logs
+from referee.league.store import League
+from referee.record.log import read_log
+from referee.record.verify import verify
+
+
+def league_with(tmp_path: Path, *entrants: tuple[str, str], seed: str = "9") -> Path:
+    db = tmp_path / "league.db"
+    done = referee("league", "init", str(db), "--seed", seed, "--max-hands", "3", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    for name, command in entrants:
+        done = referee("league", "add", str(db), name, command, cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+    return db
+
+
+def recorded(db: Path) -> list[tuple[str, int | None, int]]:
+    with sqlite3.connect(db) as connection:
+        return connection.execute("SELECT match_id, pair, leg FROM matches").fetchall()
+
+
+def test_a_run_plays_whole_pairs_of_verifiable_matches(tmp_path: Path) -> None:
+    db = league_with(tmp_path, ("r1", RANDOM), ("r2", RANDOM), ("r3", RANDOM))
+    done = referee("league", "run", str(db), "--matches", "8", "--sandbox", "off", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    rows = recorded(db)
+    assert len(rows) == 8 and len({row[0] for row in rows}) == 8
+    assert set(Counter(pair for _, pair, _ in rows).values()) == {2}  # both legs of each
+    with League.open(db) as league:
+        checked, problems = verify_logs(league)
+        assert (checked, problems) == (8, [])
+        table = standings(league)
+        assert sum(row.matches for row in table.standings) == 16
+        # New versions first: every entrant has played before any pair repeats.
+        assert all(row.matches >= 4 for row in table.standings)
+        for _, _, result in league.results():
+            verify(read_log(Path(result.log)))  # an ordinary match's log: it verifies
+    again = referee("league", "run", str(db), cwd=tmp_path)
+    assert again.returncode == 2 and "--matches N" in again.stderr  # the run was finished
+
+
+def test_killed_with_kill_9_and_run_again_it_loses_nothing_and_plays_nothing_twice(
+    tmp_path: Path,
+) -> None:
+    bot = shlex.join([PYTHON, str(slow_bot(tmp_path)), "0.01"])
+    db = league_with(tmp_path, ("a", bot), ("b", bot), ("c", bot))
+    args = [PYTHON, "-m", "referee", "league", "run", str(db), "--matches", "20"]
+    args += ["--jobs", "2", "--sandbox", "off"]
+    with (tmp_path / "err.txt").open("wb") as err:
+        runner = subprocess.Popen(args, cwd=tmp_path, stderr=err, start_new_session=True)
+    deadline = time.monotonic() + 60
+    try:
+        while len(recorded(db)) < 5:
+            assert runner.poll() is None and time.monotonic() < deadline
+            with League.open(db) as league:  # a reader while the runner writes
+                standings(league)
+            time.sleep(0.05)
+    finally:
+        runner.kill()  # kill -9, mid-match
+        runner.wait()
+    at_kill = recorded(db)
+    assert 5 <= len(at_kill) < 20
+    again = referee("league", "run", str(db), "--matches", "20", "--sandbox", "off", cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert "goes on" in again.stderr
+    rows = recorded(db)
+    assert len(rows) == 20 and len({row[0] for row in rows}) == 20
+    assert set(at_kill) <= set(rows)
+    assert set(Counter(pair for _, pair, _ in rows).values()) == {2}
+    with League.open(db) as league:
+        assert verify_logs(league) == (20, [])
+        ratings = league.db.execute("SELECT count(*) FROM ratings").fetchone()[0]
+        assert ratings == 40  # every match rated once, the interrupted ones included
+
+
+def stopped_run(tmp_path: Path) -> Path:
+    """A league whose run of 6 matches was stopped before any was played."""
+    db = league_with(tmp_path, ("r1", RANDOM), ("r2", RANDOM))
+    with sqlite3.connect(db) as connection:
+        connection.execute("INSERT INTO runs (target, until_stable, started) VALUES (6, 0, 'x')")
+    return db
+
+
+def test_a_stopped_run_goes_on_when_asked_as_it_was_or_not_at_all(tmp_path: Path) -> None:
+    db = stopped_run(tmp_path)
+    done = referee("league", "run", str(db), "--sandbox", "off", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert len(recorded(db)) == 6
+
+
+def test_a_stopped_run_is_not_replaced_by_another_request(tmp_path: Path) -> None:
+    db = stopped_run(tmp_path)
+    done = referee("league", "run", str(db), "--matches", "4", "--sandbox", "off", cwd=tmp_path)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1
+    assert "run 1 was stopped before its end (--matches 6)" in done.stderr
+    assert recorded(db) == []
