@@ -216,3 +216,7 @@ def reason_code(error: type[BaseException] | BaseException) -> str:
     if isinstance(code, str):
         return code
     return re.sub(r"(?<!^)(?=[A-Z])", "_", cls.__name__).lower()
+
+
+class LeagueError(RefereeError, ValueError):
+    """A league's database cannot be used as asked; the message says why and what to do."""

@@ -43,7 +43,8 @@ JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON on stdout."
 
 
 def _open(db: Path, write: bool = False, runner: bool = False) -> League:
-    from referee.league.store import League, LeagueError
+    from referee.errors import LeagueError
+    from referee.league.store import League
 
     try:
         return League.open(db, write=write, runner=runner)
@@ -73,7 +74,8 @@ def init_command(
     match of it is played under."""
     import msgspec
 
-    from referee.league.store import League, LeagueError
+    from referee.errors import LeagueError
+    from referee.league.store import League
     from referee.settings import MatchLimits
 
     limits = MatchLimits(
@@ -115,7 +117,7 @@ def add_command(
 ) -> None:
     """Add an entrant, or a new version of one: the versions before it stop playing and keep
     their ratings and history."""
-    from referee.league.store import LeagueError
+    from referee.errors import LeagueError
     from referee.match.commands import problem
 
     for what, value in (("name", name), ("--version", version)):
@@ -139,7 +141,7 @@ def retire_command(
     version: Annotated[str | None, typer.Option(metavar="LABEL", help="Only this version.")] = None,
 ) -> None:
     """Retire an entrant: it plays no more, and its results and history stay."""
-    from referee.league.store import LeagueError
+    from referee.errors import LeagueError
 
     with _open(db, write=True) as league:
         try:
@@ -159,8 +161,8 @@ def import_command(
 ) -> None:
     """Count a past tournament in the league: its entrants matched to the league's by name
     and command (another command is a past version), its matches and logs recorded."""
+    from referee.errors import LeagueError
     from referee.league.importing import import_results
-    from referee.league.store import LeagueError
 
     with _open(db, write=True) as league:
         try:
@@ -219,8 +221,8 @@ def run_command(
     (even by kill -9), the same command goes on where it stopped; with no count it finishes
     the stopped run."""
     from referee.display import LongWork, people_console
+    from referee.errors import LeagueError
     from referee.league.runner import Request, run_league
-    from referee.league.store import LeagueError
     from referee.terminal import markup
     from referee.tournament.config import default_jobs
 

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import msgspec
 
-from referee.league.store import FRESH, Entrant, League, LeagueError, now
+from referee.errors import LeagueError
+from referee.league.store import FRESH, Entrant, League, now
 from referee.tournament.results import ResultsError, read_results
 from referee.tournament.standings import in_plan_order
 

@@ -18,12 +18,15 @@ from pathlib import Path
 
 import msgspec
 
-from referee.errors import SandboxRefused
+from referee.errors import LeagueError, SandboxRefused
 from referee.files import private_directory
 from referee.league.schedule import Rated, next_pair, stable
-from referee.league.store import Entrant, League, LeagueError, now
+from referee.league.store import Entrant, League, now
+from referee.match.commands import problem
 from referee.settings import MatchLimits, SandboxSettings
 from referee.tournament import plan as tournament_plan
+from referee.tournament.cluster import check_workers
+from referee.tournament.config import TournamentError
 from referee.tournament.driver import describe_sandbox
 from referee.tournament.plan import MatchJob
 from referee.tournament.results import MatchResult
@@ -223,18 +226,34 @@ def run_league(
     progress: Callable[[int, int | None], None] = lambda done, total: None,
 ) -> Played:
     """Play the run ``request`` asks for (or the interrupted one) on ``league``."""
-    run = LeagueRun(league, request)
-    played = Played(run.run, target=run.target)
     active = league.entrants(active_only=True)
+    if len(active) < 2:
+        raise LeagueError("the league needs two active entrants to play: 'referee league add'")
+    for entrant in active:  # checked here, where 'league run' runs: commands are relative to it
+        why = problem(entrant.command)
+        if why is not None:
+            raise LeagueError(
+                f"{entrant.label} cannot start: {why}; give it a new version with a command"
+                f" that starts ('referee league add'), or retire it ('referee league retire')"
+            )
+    if request.dask and request.dask != "local":
+        try:
+            note = check_workers(request.dask, {e.label: e.command for e in active})
+        except TournamentError as exc:
+            raise LeagueError(str(exc)) from None
+        if note is not None:
+            say(note)
     try:
-        played.said = describe_sandbox(
+        said = describe_sandbox(
             request.sandbox,
-            run.limits,
+            limits_of(league),
             [tournament_plan.Entrant(name=e.label, command=e.command) for e in active],
-            [run.logs, league.path.resolve()],
+            [league.logs, league.path.resolve()],
         )
     except SandboxRefused as exc:
         raise LeagueError(str(exc)) from None
+    run = LeagueRun(league, request)  # only now, once nothing refuses the run
+    played = Played(run.run, target=run.target, said=said)
     for line in played.said:
         say(line)
     private_directory(run.logs)

@@ -23,74 +23,11 @@ from typing import Final
 import msgspec
 from openskill.models import PlackettLuce
 
-from referee.errors import RefereeError
+from referee.errors import LeagueError
 from referee.files import Held, writer_lock
+from referee.league import schema
 from referee.tournament.results import MatchResult
 from referee.tournament.standings import rate
-
-#: "42LG": the league's mark in the SQLite header (``PRAGMA application_id``).
-APPLICATION_ID: Final = 0x34324C47
-
-#: Each migration brings the schema from its index to the next version; never edit one that
-#: shipped, add another.
-MIGRATIONS: Final[tuple[str, ...]] = (
-    """
-    CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-    CREATE TABLE entrants (
-        id INTEGER PRIMARY KEY,
-        name TEXT NOT NULL,
-        version TEXT NOT NULL,
-        command TEXT NOT NULL,
-        added TEXT NOT NULL,
-        retired TEXT,
-        mu REAL NOT NULL,
-        sigma REAL NOT NULL,
-        UNIQUE (name, version)
-    );
-    CREATE TABLE runs (
-        id INTEGER PRIMARY KEY,
-        target INTEGER,
-        until_stable INTEGER NOT NULL,
-        started TEXT NOT NULL,
-        finished TEXT
-    );
-    CREATE TABLE pairs (
-        id INTEGER PRIMARY KEY,
-        run INTEGER REFERENCES runs,
-        first INTEGER NOT NULL REFERENCES entrants,
-        second INTEGER NOT NULL REFERENCES entrants,
-        seed TEXT NOT NULL,  -- 64-bit unsigned: more than SQLite's INTEGER holds
-        scheduled TEXT NOT NULL
-    );
-    CREATE TABLE matches (
-        id INTEGER PRIMARY KEY,
-        match_id TEXT NOT NULL UNIQUE,
-        pair INTEGER REFERENCES pairs,
-        leg INTEGER NOT NULL,
-        first INTEGER NOT NULL REFERENCES entrants,
-        second INTEGER NOT NULL REFERENCES entrants,
-        winner INTEGER REFERENCES entrants,
-        void INTEGER NOT NULL,
-        mark_difference INTEGER NOT NULL,
-        log TEXT NOT NULL,
-        log_digest TEXT NOT NULL,
-        source TEXT NOT NULL,
-        recorded TEXT NOT NULL,
-        result BLOB NOT NULL
-    );
-    CREATE INDEX matches_first ON matches (first);
-    CREATE INDEX matches_second ON matches (second);
-    CREATE INDEX matches_pair ON matches (pair);
-    CREATE TABLE ratings (
-        match INTEGER NOT NULL REFERENCES matches,
-        entrant INTEGER NOT NULL REFERENCES entrants,
-        mu REAL NOT NULL,
-        sigma REAL NOT NULL,
-        PRIMARY KEY (entrant, match)
-    ) WITHOUT ROWID;
-    """,
-)
-SCHEMA_VERSION: Final = len(MIGRATIONS)
 
 #: The league's rating model: a tournament's (openskill Plackett-Luce), without the drift
 #: (tau 0) that lets a player's skill change between games — a version's program never
@@ -99,10 +36,6 @@ MODEL: Final = PlackettLuce(tau=0.0)
 #: A new version's rating: openskill's prior.
 FRESH: Final = MODEL.rating()
 _RESULT = msgspec.json.Encoder()
-
-
-class LeagueError(RefereeError, ValueError):
-    """The database cannot be used as asked; the message says why and what to do."""
 
 
 @dataclass(frozen=True)
@@ -154,11 +87,11 @@ class League:
             os.close(fd)
         except OSError as exc:
             raise LeagueError(f"cannot create {path}: {exc.strerror or exc}") from None
-        league = cls._connect(path, readonly=False)
-        league._write_ahead()
+        league = cls(path, schema.connect(path, readonly=False))
+        schema.write_ahead(league.db)
         with league.transaction():
-            league.db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
-            league._migrate(0)
+            league.db.execute(f"PRAGMA application_id = {schema.APPLICATION_ID}")
+            schema.migrate(league.db, 0)
             league.db.executemany(
                 "INSERT INTO meta (key, value) VALUES (?, ?)",
                 [
@@ -180,67 +113,17 @@ class League:
             )
         lock = _runner_lock(path) if runner else -1
         try:
-            league = cls._connect(path, readonly=not write)
-            league._lock = lock
-            league._check(write)
+            db = schema.connect(path, readonly=not write)
+            try:
+                schema.check(db, path, write)
+            except BaseException:
+                db.close()
+                raise
         except BaseException:
             if lock >= 0:
                 os.close(lock)
             raise
-        return league
-
-    @classmethod
-    def _connect(cls, path: Path, readonly: bool) -> League:
-        uri = f"{path.resolve().as_uri()}?mode={'ro' if readonly else 'rw'}"
-        try:
-            db = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=30.0)
-            db.execute("PRAGMA foreign_keys = ON")
-        except sqlite3.DatabaseError as exc:
-            raise LeagueError(f"{path} is not a league database ({exc})") from None
-        return cls(path, db)
-
-    def _check(self, write: bool) -> None:
-        try:
-            application = self.db.execute("PRAGMA application_id").fetchone()[0]
-            version = self.db.execute("PRAGMA user_version").fetchone()[0]
-        except sqlite3.DatabaseError as exc:
-            self.db.close()
-            raise LeagueError(f"{self.path} is not a league database ({exc})") from None
-        if application != APPLICATION_ID:
-            self.db.close()
-            raise LeagueError(
-                f"{self.path} is not a league database (another program's SQLite file?):"
-                " create one with 'referee league init'"
-            )
-        if version > SCHEMA_VERSION:
-            self.db.close()
-            raise LeagueError(
-                f"{self.path} was written by a newer referee (schema {version}, this one knows"
-                f" {SCHEMA_VERSION}): upgrade the referee to use it"
-            )
-        if write:  # only once it is known to be ours: this changes the file's header
-            self._write_ahead()
-        if version < SCHEMA_VERSION:
-            if not write:
-                self.db.close()
-                raise LeagueError(
-                    f"{self.path} has an older schema ({version}): any writing command"
-                    " ('referee league run', 'add') brings it up to date"
-                )
-            with self.transaction():
-                self._migrate(version)
-
-    def _write_ahead(self) -> None:
-        """WAL: readers never block the writer, nor it them."""
-        self.db.execute("PRAGMA journal_mode = WAL")
-        self.db.execute("PRAGMA synchronous = NORMAL")  # durable at each checkpoint
-
-    def _migrate(self, version: int) -> None:
-        for number, script in enumerate(MIGRATIONS[version:], start=version + 1):
-            for statement in script.split(";"):
-                if statement.strip():
-                    self.db.execute(statement)
-            self.db.execute(f"PRAGMA user_version = {number}")
+        return cls(path, db, lock)
 
     def close(self) -> None:
         self.db.close()

@@ -13,7 +13,9 @@ import msgspec
 import pytest
 from support.tournaments import result_line
 
-from referee.league.store import APPLICATION_ID, SCHEMA_VERSION, League, LeagueError
+from referee.errors import LeagueError
+from referee.league.schema import APPLICATION_ID, SCHEMA_VERSION
+from referee.league.store import League
 
 
 def new_league(tmp_path: Path) -> League:

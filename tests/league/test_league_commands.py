@@ -12,7 +12,7 @@ import pytest
 from support.processes import referee
 from support.tournaments import RANDOM
 
-from referee.league.store import SCHEMA_VERSION
+from referee.league.schema import SCHEMA_VERSION
 
 
 @pytest.fixture(scope="module")

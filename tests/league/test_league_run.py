@@ -12,7 +12,7 @@ from collections import Counter
 from pathlib import Path
 
 from support.processes import referee
-from support.tournaments import PYTHON, RANDOM, slow_bot
+from support.tournaments import PYTHON, RANDOM, slow_bot, wait_until_no_process_mentions
 
 from referee.league.standings import standings, verify_logs
 from referee.league.store import League
@@ -76,6 +76,7 @@ def test_killed_with_kill_9_and_run_again_it_loses_nothing_and_plays_nothing_twi
         runner.wait()
     at_kill = recorded(db)
     assert 5 <= len(at_kill) < 20
+    assert wait_until_no_process_mentions(str(tmp_path), timeout=15) == []  # no bot left
     again = referee("league", "run", str(db), "--matches", "20", "--sandbox", "off", cwd=tmp_path)
     assert again.returncode == 0, again.stderr
     assert "goes on" in again.stderr
@@ -110,3 +111,19 @@ def test_a_stopped_run_is_not_replaced_by_another_request(tmp_path: Path) -> Non
     assert done.returncode == 2 and done.stderr.count("\n") == 1
     assert "run 1 was stopped before its end (--matches 6)" in done.stderr
     assert recorded(db) == []
+
+
+def test_a_command_that_cannot_start_is_refused_before_a_run_begins(tmp_path: Path) -> None:
+    script = tmp_path / "gone_bot.py"
+    script.write_text("")
+    db = league_with(tmp_path, ("r1", RANDOM), ("gone", f"{PYTHON} {script}"))
+    script.unlink()
+    done = referee("league", "run", str(db), "--matches", "2", "--sandbox", "off", cwd=tmp_path)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1
+    assert "gone@v1 cannot start" in done.stderr and "no such file" in done.stderr
+    with sqlite3.connect(db) as connection:
+        assert connection.execute("SELECT count(*) FROM runs").fetchone()[0] == 0
+    (tmp_path / "alone").mkdir()
+    alone = league_with(tmp_path / "alone", ("r1", RANDOM))
+    done = referee("league", "run", str(alone), "--matches", "2", cwd=tmp_path)
+    assert done.returncode == 2 and "two active entrants" in done.stderr

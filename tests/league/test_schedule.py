@@ -39,3 +39,10 @@ def test_the_order_is_stable_only_when_every_neighbour_is_sure() -> None:
     assert stable([Rated(1, 40.0, 1.0), Rated(2, 30.0, 1.0), Rated(3, 20.0, 1.0)])
     assert not stable([Rated(1, 40.0, 1.0), Rated(2, 30.0, 1.0), Rated(3, 29.0, 1.0)])
     assert not stable([Rated(1, 40.0, 8.0), Rated(2, 30.0, 8.0)])
+
+
+def test_the_adaptive_schedule_settles_the_true_order_sooner_than_a_round_robin() -> None:
+    """Simulated results from known strengths (``referee bench league`` over more seeds)."""
+    from referee.bench.league import matches_to_settle
+
+    assert matches_to_settle(True, seed=1) < matches_to_settle(False, seed=1)

@@ -1,0 +1,137 @@
+"""The league database's schema and how a file is opened as one: SQLite's ``application_id``
+marks a league's file, ``user_version`` is its schema's version, and numbered migrations bring
+an older one up to date (a newer one is refused rather than misread)."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Final
+
+from referee.errors import LeagueError
+
+#: "42LG": the league's mark in the SQLite header (``PRAGMA application_id``).
+APPLICATION_ID: Final = 0x34324C47
+
+#: Each migration brings the schema from its index to the next version; never edit one that
+#: shipped, add another.
+MIGRATIONS: Final[tuple[str, ...]] = (
+    """
+    CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    CREATE TABLE entrants (
+        id INTEGER PRIMARY KEY,
+        name TEXT NOT NULL,
+        version TEXT NOT NULL,
+        command TEXT NOT NULL,
+        added TEXT NOT NULL,
+        retired TEXT,
+        mu REAL NOT NULL,
+        sigma REAL NOT NULL,
+        UNIQUE (name, version)
+    );
+    CREATE TABLE runs (
+        id INTEGER PRIMARY KEY,
+        target INTEGER,
+        until_stable INTEGER NOT NULL,
+        started TEXT NOT NULL,
+        finished TEXT
+    );
+    CREATE TABLE pairs (
+        id INTEGER PRIMARY KEY,
+        run INTEGER REFERENCES runs,
+        first INTEGER NOT NULL REFERENCES entrants,
+        second INTEGER NOT NULL REFERENCES entrants,
+        seed TEXT NOT NULL,  -- 64-bit unsigned: more than SQLite's INTEGER holds
+        scheduled TEXT NOT NULL
+    );
+    CREATE TABLE matches (
+        id INTEGER PRIMARY KEY,
+        match_id TEXT NOT NULL UNIQUE,
+        pair INTEGER REFERENCES pairs,
+        leg INTEGER NOT NULL,
+        first INTEGER NOT NULL REFERENCES entrants,
+        second INTEGER NOT NULL REFERENCES entrants,
+        winner INTEGER REFERENCES entrants,
+        void INTEGER NOT NULL,
+        mark_difference INTEGER NOT NULL,
+        log TEXT NOT NULL,
+        log_digest TEXT NOT NULL,
+        source TEXT NOT NULL,
+        recorded TEXT NOT NULL,
+        result BLOB NOT NULL
+    );
+    CREATE INDEX matches_first ON matches (first);
+    CREATE INDEX matches_second ON matches (second);
+    CREATE INDEX matches_pair ON matches (pair);
+    CREATE TABLE ratings (
+        match INTEGER NOT NULL REFERENCES matches,
+        entrant INTEGER NOT NULL REFERENCES entrants,
+        mu REAL NOT NULL,
+        sigma REAL NOT NULL,
+        PRIMARY KEY (entrant, match)
+    ) WITHOUT ROWID;
+    """,
+)
+SCHEMA_VERSION: Final = len(MIGRATIONS)
+
+
+def connect(path: Path, readonly: bool) -> sqlite3.Connection:
+    """A connection to ``path`` (autocommit: transactions are the caller's); nothing about
+    the file is changed yet."""
+    uri = f"{path.resolve().as_uri()}?mode={'ro' if readonly else 'rw'}"
+    try:
+        db = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=30.0)
+        db.execute("PRAGMA foreign_keys = ON")
+    except sqlite3.DatabaseError as exc:
+        raise LeagueError(f"{path} is not a league database ({exc})") from None
+    return db
+
+
+def check(db: sqlite3.Connection, path: Path, write: bool) -> None:
+    """Refuse a file that is not a league's or is of a newer schema; a writer migrates an
+    older one (a reader is told to let a writer do it)."""
+    try:
+        application = db.execute("PRAGMA application_id").fetchone()[0]
+        version = db.execute("PRAGMA user_version").fetchone()[0]
+    except sqlite3.DatabaseError as exc:
+        raise LeagueError(f"{path} is not a league database ({exc})") from None
+    if application != APPLICATION_ID:
+        raise LeagueError(
+            f"{path} is not a league database (another program's SQLite file?): create one"
+            " with 'referee league init'"
+        )
+    if version > SCHEMA_VERSION:
+        raise LeagueError(
+            f"{path} was written by a newer referee (schema {version}, this one knows"
+            f" {SCHEMA_VERSION}): upgrade the referee to use it"
+        )
+    if write:  # only once it is known to be ours: this changes the file's header
+        write_ahead(db)
+    if version < SCHEMA_VERSION:
+        if not write:
+            raise LeagueError(
+                f"{path} has an older schema ({version}): any writing command ('referee"
+                " league run', 'add') brings it up to date"
+            )
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            migrate(db, version)
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
+
+
+def write_ahead(db: sqlite3.Connection) -> None:
+    """WAL: readers never block the writer, nor it them."""
+    db.execute("PRAGMA journal_mode = WAL")
+    db.execute("PRAGMA synchronous = NORMAL")  # a commit survives the process, kill -9 too
+
+
+def migrate(db: sqlite3.Connection, version: int) -> None:
+    """Apply the migrations after ``version`` (inside the caller's transaction)."""
+    for number, script in enumerate(MIGRATIONS[version:], start=version + 1):
+        for statement in script.split(";"):
+            if statement.strip():
+                db.execute(statement)
+        db.execute(f"PRAGMA user_version = {number}")
