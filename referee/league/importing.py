@@ -1,7 +1,8 @@
 """``league import``: a tournament's results counted in the league. Each of its entrants is
 the league's version with the same name and command, or a new version of that name (labelled
 after the results file's fingerprint); each match is recorded with its log as the tournament
-wrote it, in the tournament's order, all in one transaction (a file imported twice adds
+wrote it (found and held to its digest first: a missing log refuses the import), in the
+tournament's order, all in one transaction (a file imported twice adds
 nothing the second time: its matches are already recorded)."""
 
 from __future__ import annotations
@@ -11,8 +12,9 @@ from pathlib import Path
 
 import msgspec
 
-from referee.errors import LeagueError
+from referee.errors import LeagueError, LogError
 from referee.league.store import FRESH, Entrant, League, now
+from referee.tournament.logs import own_log
 from referee.tournament.results import ResultsError, read_results
 from referee.tournament.standings import in_plan_order
 
@@ -70,15 +72,18 @@ def import_results(league: League, path: Path) -> Imported:
             versions[entrant.name] = league.entrant(row[0])
             if cursor.rowcount:
                 added.append(versions[entrant.name].label)
-        folder = path.parent
         for result in in_plan_order(results):
             key = f"t{fingerprint}~{result.match_id}"  # tournaments share match ids
             if league.recorded(key):
                 already += 1
                 continue
-            log = Path(result.log)
-            if not log.is_file() and (folder / "logs" / log.name).is_file():
-                log = folder / "logs" / log.name
+            try:
+                log, _ = own_log(result, path)
+            except (OSError, LogError, ValueError) as exc:
+                raise LeagueError(
+                    f"{path}: match {result.match_id}'s log: {exc}; import needs every log"
+                    " (keep them beside the results file, or in its logs/)"
+                ) from None
             first, second = versions[result.first], versions[result.second]
             located = msgspec.structs.replace(result, log=str(log.resolve()))
             league.record_in_transaction(located, first, second, None, source, key)

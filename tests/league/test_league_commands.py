@@ -146,3 +146,18 @@ def test_usage_mistakes_are_one_line_and_change_nothing(played: Path, tmp_path: 
         done = referee("league", *args, cwd=played.parent)
         assert words in one_line_usage_error(done), (args, done.stderr)
     assert played.read_bytes() == before
+
+
+def test_an_import_with_a_log_missing_records_nothing(played: Path, tmp_path: Path) -> None:
+    results = played.parent / "t" / "results.jsonl"
+    copy = tmp_path / "t" / "results.jsonl"
+    copy.parent.mkdir()
+    copy.write_bytes(results.read_bytes().replace(b'"log":"', b'"log":"/gone', 1))
+    fresh = tmp_path / "fresh.db"
+    assert referee("league", "init", str(fresh), cwd=tmp_path).returncode == 0
+    done = referee("league", "import", str(fresh), str(copy), cwd=tmp_path)
+    message = one_line_usage_error(done)
+    assert "log" in message and "import needs every log" in message
+    with sqlite3.connect(fresh) as db:
+        assert db.execute("SELECT count(*) FROM matches").fetchone()[0] == 0
+        assert db.execute("SELECT count(*) FROM entrants").fetchone()[0] == 0

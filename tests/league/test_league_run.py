@@ -12,7 +12,13 @@ from collections import Counter
 from pathlib import Path
 
 from support.processes import referee
-from support.tournaments import PYTHON, RANDOM, slow_bot, wait_until_no_process_mentions
+from support.tournaments import (
+    HEURISTIC,
+    PYTHON,
+    RANDOM,
+    slow_bot,
+    wait_until_no_process_mentions,
+)
 
 from referee.league.standings import standings, verify_logs
 from referee.league.store import League
@@ -20,9 +26,12 @@ from referee.record.log import read_log
 from referee.record.verify import verify
 
 
-def league_with(tmp_path: Path, *entrants: tuple[str, str], seed: str = "9") -> Path:
+def league_with(tmp_path: Path, *entrants: tuple[str, str], max_hands: int = 3) -> Path:
+    """A league of ``entrants`` (name, command) whose matches end after ``max_hands`` hands
+    (0: as the rules end them)."""
     db = tmp_path / "league.db"
-    done = referee("league", "init", str(db), "--seed", seed, "--max-hands", "3", cwd=tmp_path)
+    short = ("--max-hands", str(max_hands)) if max_hands else ()
+    done = referee("league", "init", str(db), "--seed", "9", *short, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     for name, command in entrants:
         done = referee("league", "add", str(db), name, command, cwd=tmp_path)
@@ -127,3 +136,14 @@ def test_a_command_that_cannot_start_is_refused_before_a_run_begins(tmp_path: Pa
     alone = league_with(tmp_path / "alone", ("r1", RANDOM))
     done = referee("league", "run", str(alone), "--matches", "2", cwd=tmp_path)
     assert done.returncode == 2 and "two active entrants" in done.stderr
+
+
+def test_until_stable_stops_once_the_order_is_sure(tmp_path: Path) -> None:
+    """The heuristic bot beats the random one every time: the order settles long before the
+    cap."""
+    db = league_with(tmp_path, ("random", RANDOM), ("heuristic", HEURISTIC), max_hands=0)
+    args = ("--until-stable", "--matches", "60", "--sandbox", "off")
+    done = referee("league", "run", str(db), *args, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "the order is stable" in done.stderr
+    assert 2 <= len(recorded(db)) < 60
