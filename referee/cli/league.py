@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 import secrets
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Final
 
@@ -42,14 +44,29 @@ DbArgument = Annotated[
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON on stdout.")]
 
 
-def _open(db: Path, write: bool = False, runner: bool = False) -> League:
+@contextmanager
+def _open(db: Path, write: bool = False, runner: bool = False) -> Iterator[League]:
+    """The league at ``db`` for one command: whatever SQLite says of it then (damaged, held
+    too long by another writer) is one line and exit 2 too."""
+    import sqlite3
+
     from referee.errors import LeagueError
     from referee.league.store import League
 
     try:
-        return League.open(db, write=write, runner=runner)
+        league = League.open(db, write=write, runner=runner)
     except LeagueError as exc:
         raise fail(str(exc)) from None
+    try:
+        yield league
+    except sqlite3.OperationalError as exc:
+        if "locked" in str(exc):
+            raise fail(f"{db} was held by another command too long ({exc}): try again") from None
+        raise fail(f"{db}: {exc}") from None
+    except sqlite3.DatabaseError as exc:
+        raise fail(f"{db} is a damaged league database ({exc}): restore it from a copy") from None
+    finally:
+        league.close()
 
 
 @league_app.command("init")
@@ -88,13 +105,15 @@ def init_command(
     )
     # A folder given is kept as it resolves from here; the default is beside the database.
     folder = logs.resolve() if logs is not None else Path(f"{db.stem}-logs")
+    where = folder if folder.is_absolute() else db.parent / folder
+    if where.exists() and not where.is_dir():
+        raise fail(f"--logs {where}: a file, not a folder; name a folder for the logs")
     league_seed = seed if seed is not None else secrets.randbits(63)
     try:
         with League.create(db, league_seed, folder, msgspec.json.encode(limits).decode()):
             pass
     except LeagueError as exc:
         raise fail(str(exc)) from None
-    where = folder if folder.is_absolute() else db.parent / folder
     typer.echo(f"league {db}: seed {league_seed}, logs in {where}")
     typer.echo(f'next: referee league add {db} NAME "COMMAND"')
 
@@ -215,6 +234,14 @@ def run_command(
         bool,
         typer.Option("--fresh-bots", help="Start every bot afresh for each match."),
     ] = False,
+    abandon: Annotated[
+        bool,
+        typer.Option(
+            "--abandon",
+            help="End a stopped run where it is (its missing matches are not played) and play"
+            " nothing.",
+        ),
+    ] = False,
 ) -> None:
     """Play duplicate pairs, each between the entrants whose ratings are least sure (new
     versions first); every result is written with its log's digest as it comes. Stopped
@@ -222,11 +249,21 @@ def run_command(
     the stopped run."""
     from referee.display import LongWork, people_console
     from referee.errors import LeagueError
-    from referee.league.runner import Request, run_league
+    from referee.league.runner import Request, abandon_run, run_league
     from referee.terminal import markup
     from referee.tournament.config import default_jobs
 
     err = people_console(stderr=True)
+    if abandon:
+        if matches is not None or until_stable:
+            raise fail("--abandon ends the stopped run: give it without --matches, --until-stable")
+        with _open(db, write=True, runner=True) as league:
+            try:
+                run, done, missing = abandon_run(league)
+            except LeagueError as exc:
+                raise fail(str(exc)) from None
+        err.print(markup(f"run {run} ended: {done} matches recorded, {missing} not played"))
+        raise typer.Exit(OK)
     request = Request(
         matches=matches,
         until_stable=until_stable,

@@ -15,7 +15,7 @@ import msgspec
 from referee.errors import LeagueError, LogError
 from referee.league.store import FRESH, Entrant, League, now
 from referee.tournament.logs import own_log
-from referee.tournament.results import ResultsError, read_results
+from referee.tournament.results import MatchResult, ResultsError, read_results
 from referee.tournament.standings import in_plan_order
 
 
@@ -35,6 +35,29 @@ def import_results(league: League, path: Path) -> Imported:
     source = f"import:{path.resolve()}"
     added: list[str] = []
     recorded = already = 0
+    named = {entrant.name for entrant in header.settings.entrants}
+    # Every log found and held to its digest before anything is written (and before the
+    # write lock is taken: reading the logs may take a while).
+    located: list[tuple[str, MatchResult]] = []
+    for result in in_plan_order(results):
+        key = f"t{fingerprint}~{result.match_id}"  # tournaments share match ids
+        if league.recorded(key):
+            already += 1
+            continue
+        stranger = next((n for n in (result.first, result.second) if n not in named), None)
+        if stranger is not None:
+            raise LeagueError(
+                f"{path}: match {result.match_id} names {stranger!r}, an entrant its header"
+                " does not list: not a results file as 'referee tournament' writes it"
+            )
+        try:
+            log, _ = own_log(result, path)
+        except (OSError, LogError, ValueError) as exc:
+            raise LeagueError(
+                f"{path}: match {result.match_id}'s log: {exc}; import needs every log"
+                " (keep them beside the results file, or in its logs/)"
+            ) from None
+        located.append((key, msgspec.structs.replace(result, log=str(log.resolve()))))
     with league.transaction():
         versions: dict[str, Entrant] = {}
         for entrant in header.settings.entrants:
@@ -72,20 +95,8 @@ def import_results(league: League, path: Path) -> Imported:
             versions[entrant.name] = league.entrant(row[0])
             if cursor.rowcount:
                 added.append(versions[entrant.name].label)
-        for result in in_plan_order(results):
-            key = f"t{fingerprint}~{result.match_id}"  # tournaments share match ids
-            if league.recorded(key):
-                already += 1
-                continue
-            try:
-                log, _ = own_log(result, path)
-            except (OSError, LogError, ValueError) as exc:
-                raise LeagueError(
-                    f"{path}: match {result.match_id}'s log: {exc}; import needs every log"
-                    " (keep them beside the results file, or in its logs/)"
-                ) from None
+        for key, result in located:
             first, second = versions[result.first], versions[result.second]
-            located = msgspec.structs.replace(result, log=str(log.resolve()))
-            league.record_in_transaction(located, first, second, None, source, key)
+            league.record_in_transaction(result, first, second, None, source, key)
             recorded += 1
     return Imported(recorded, already, added)

@@ -10,7 +10,7 @@ from typing import Final
 
 import msgspec
 
-from referee.league.standings import history_all, standings
+from referee.league.standings import history_all, log_path, standings
 from referee.league.store import League
 from referee.pages.page import page, write_page
 from referee.pages.plots import intervals, lines
@@ -39,10 +39,13 @@ def write_report(league: League, out: Path, recent: int = RECENT) -> list[str]:
         ]
     )
     decoder = msgspec.json.Decoder(MatchResult)
-    latest = [
-        decoder.decode(blob)
-        for (blob,) in league.db.execute(
-            "SELECT result FROM matches ORDER BY id DESC LIMIT ?", (recent,)
+    latest = [  # each with its log where it is now (a league moved: its logs folder)
+        msgspec.structs.replace(result, log=str(log_path(league, result.log)))
+        for result in (
+            decoder.decode(blob)
+            for (blob,) in league.db.execute(
+                "SELECT result FROM matches ORDER BY id DESC LIMIT ?", (recent,)
+            )
         )
     ]
     commands = {e.label: e.command for e in league.entrants()}

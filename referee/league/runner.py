@@ -74,7 +74,7 @@ class LeagueRun:
         self.league = league
         self.request = request
         self.limits = limits_of(league)
-        self.logs = league.logs
+        self.logs = league.logs.resolve()  # recorded whole: readable from anywhere
         self.run, self.target, self.until_stable = self._run()
         #: Jobs handed out and not yet recorded, by match id: (pair, first, second).
         self.pending: dict[str, tuple[int, Entrant, Entrant]] = {}
@@ -93,7 +93,8 @@ class LeagueRun:
             if asked and (request.matches != target or request.until_stable != until):
                 raise LeagueError(
                     f"run {run} was stopped before its end ({_asked(target, until)}): run"
-                    f" 'referee league run {self.league.path}' to finish it first"
+                    f" 'referee league run {self.league.path}' to finish it first, or end it"
+                    " with --abandon"
                 )
             return run, target, until
         if request.matches is None and not request.until_stable:
@@ -124,6 +125,8 @@ class LeagueRun:
             "SELECT id, first, second, seed FROM pairs WHERE run = ? ORDER BY id", (self.run,)
         ).fetchall():
             a, b = self.league.entrant(first), self.league.entrant(second)
+            if a.retired is not None or b.retired is not None:
+                continue  # retired since: its missing legs are dropped, not played
             for job in self._legs(pair, a, b, int(seed)):
                 if not self.league.recorded(job.match_id):
                     planned += 1
@@ -153,14 +156,22 @@ class LeagueRun:
                 yield self._handed_out(job, pair, a, b)
 
     def _schedule(self, active: list[Entrant]) -> tuple[Entrant, Entrant]:
-        counts: dict[frozenset[int], int] = {}
+        """The next pair, from the pairs played (an imported match counts as half a pair)
+        and those in flight (their results are not in the ratings yet)."""
+        counts: dict[frozenset[int], float] = {}
         for first, second, count in self.league.db.execute(
             "SELECT first, second, count(*) FROM pairs GROUP BY first, second"
+            " UNION ALL SELECT first, second, count(*) / 2.0 FROM matches"
+            " WHERE pair IS NULL AND void = 0 GROUP BY first, second"
         ):
             key = frozenset((first, second))
             counts[key] = counts.get(key, 0) + count
+        flying: dict[frozenset[int], float] = {}
+        for first, second in {pair: (a, b) for pair, a, b in self.pending.values()}.values():
+            key = frozenset((first.id, second.id))
+            flying[key] = flying.get(key, 0) + 1
         by_id = {e.id: e for e in active}
-        a, b = next_pair(rated(active), counts)
+        a, b = next_pair(rated(active), counts, flying)
         return by_id[a.id], by_id[b.id]
 
     def _legs(self, pair: int, a: Entrant, b: Entrant, seed: int) -> Iterator[MatchJob]:
@@ -203,6 +214,25 @@ class LeagueRun:
     def finish(self) -> None:
         with self.league.transaction():
             self.league.db.execute("UPDATE runs SET finished = ? WHERE id = ?", (now(), self.run))
+
+
+def abandon_run(league: League) -> tuple[int, int, int]:
+    """End the stopped run where it is: (its id, matches it recorded, matches it planned and
+    did not play). Its pairs' missing legs are never played."""
+    row = league.db.execute(
+        "SELECT id, target FROM runs WHERE finished IS NULL ORDER BY id DESC"
+    ).fetchone()
+    if row is None:
+        raise LeagueError("no run was stopped before its end: nothing to abandon")
+    run, target = row
+    done = league.db.execute(
+        "SELECT count(*) FROM matches JOIN pairs ON matches.pair = pairs.id WHERE pairs.run = ?",
+        (run,),
+    ).fetchone()[0]
+    pairs = league.db.execute("SELECT count(*) FROM pairs WHERE run = ?", (run,)).fetchone()[0]
+    with league.transaction():
+        league.db.execute("UPDATE runs SET finished = ? WHERE id = ?", (now(), run))
+    return run, done, max(2 * pairs, target or 0) - done
 
 
 def _asked(target: int | None, until: bool) -> str:
@@ -252,11 +282,18 @@ def run_league(
         )
     except SandboxRefused as exc:
         raise LeagueError(str(exc)) from None
+    try:
+        private_directory(league.logs)
+    except OSError as exc:
+        raise LeagueError(
+            f"the league's logs folder {league.logs}: {exc.strerror or exc}"
+        ) from None
+    if not league.logs.is_dir():
+        raise LeagueError(f"the league's logs folder {league.logs} is not a folder")
     run = LeagueRun(league, request)  # only now, once nothing refuses the run
     played = Played(run.run, target=run.target, said=said)
     for line in played.said:
         say(line)
-    private_directory(run.logs)
     done = run.recorded_in_run()
     if done:
         say(f"run {run.run} goes on: {done} of its matches were recorded before")

@@ -46,11 +46,19 @@ def win_chance(a: Rated, b: Rated) -> float:
 
 
 def next_pair(
-    entrants: Sequence[Rated], pairs_played: Mapping[frozenset[int], int]
+    entrants: Sequence[Rated],
+    pairs_played: Mapping[frozenset[int], float],
+    in_flight: Mapping[frozenset[int], float] | None = None,
 ) -> tuple[Rated, Rated]:
-    """The two entrants to play the next duplicate pair (at least two entrants)."""
+    """The two entrants to play the next duplicate pair (at least two entrants).
+    ``in_flight``: pairs being played, whose results the ratings do not hold yet — each
+    counts as played, and divides what its pair would teach."""
     assert len(entrants) >= 2
-    played = {e.id: 0 for e in entrants}
+    flying = in_flight or {}
+    pairs_played = {
+        key: pairs_played.get(key, 0) + flying.get(key, 0) for key in {*pairs_played, *flying}
+    }
+    played: dict[int, float] = {e.id: 0 for e in entrants}
     for key, count in pairs_played.items():
         for entrant_id in key:
             if entrant_id in played:
@@ -68,11 +76,12 @@ def next_pair(
         )
         return new, other
 
-    def worth(pair: tuple[Rated, Rated]) -> tuple[float, int, int, int]:
+    def worth(pair: tuple[Rated, Rated]) -> tuple[float, float, int, int]:
         a, b = pair
         p = win_chance(a, b)
-        together = pairs_played.get(frozenset((a.id, b.id)), 0)
-        return (-p * (1 - p) * (a.sigma**2 + b.sigma**2), together, a.id, b.id)
+        key = frozenset((a.id, b.id))
+        teaches = p * (1 - p) * (a.sigma**2 + b.sigma**2) / (1 + flying.get(key, 0))
+        return (-teaches, pairs_played.get(key, 0), a.id, b.id)
 
     return min(combinations(sorted(entrants, key=lambda e: e.id), 2), key=worth)
 

@@ -73,6 +73,8 @@ MIGRATIONS: Final[tuple[str, ...]] = (
     """,
 )
 SCHEMA_VERSION: Final = len(MIGRATIONS)
+#: The tables the current schema has.
+TABLES: Final = frozenset({"meta", "entrants", "runs", "pairs", "matches", "ratings"})
 
 
 def connect(path: Path, readonly: bool) -> sqlite3.Connection:
@@ -94,6 +96,11 @@ def check(db: sqlite3.Connection, path: Path, write: bool) -> None:
         application = db.execute("PRAGMA application_id").fetchone()[0]
         version = db.execute("PRAGMA user_version").fetchone()[0]
     except sqlite3.DatabaseError as exc:
+        if "readonly" in str(exc):
+            raise LeagueError(
+                f"cannot read {path}: SQLite needs to write beside it ({path.parent}) to read a"
+                " league being written; run as a user who can, or read a copy"
+            ) from None
         raise LeagueError(f"{path} is not a league database ({exc})") from None
     if application != APPLICATION_ID:
         raise LeagueError(
@@ -105,6 +112,15 @@ def check(db: sqlite3.Connection, path: Path, write: bool) -> None:
             f"{path} was written by a newer referee (schema {version}, this one knows"
             f" {SCHEMA_VERSION}): upgrade the referee to use it"
         )
+    if version == SCHEMA_VERSION:
+        listed = db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+        tables = {row[0] for row in listed}
+        missing = sorted(TABLES - tables)
+        if missing:
+            raise LeagueError(
+                f"{path} is a damaged league database (no {', '.join(missing)} table): restore"
+                " it from a copy"
+            )
     if write:  # only once it is known to be ours: this changes the file's header
         write_ahead(db)
     if version < SCHEMA_VERSION:

@@ -111,17 +111,13 @@ class League:
             raise LeagueError(
                 f"{path} is not there: create the league with 'referee league init {path}'"
             )
-        lock = _runner_lock(path) if runner else -1
+        db = schema.connect(path, readonly=not write)
         try:
-            db = schema.connect(path, readonly=not write)
-            try:
-                schema.check(db, path, write)
-            except BaseException:
-                db.close()
-                raise
+            schema.check(db, path, write)
+            # The lock beside it only once the file is known to be a league's.
+            lock = _runner_lock(path) if runner else -1
         except BaseException:
-            if lock >= 0:
-                os.close(lock)
+            db.close()
             raise
         return cls(path, db, lock)
 
@@ -190,10 +186,11 @@ class League:
         play and keep their history). Returns it and the labels it retired."""
         with self.transaction():
             versions = [e for e in self.entrants() if e.name == name]
-            if version is None:
-                version = f"v{len(versions) + 1}"
-                while any(e.version == version for e in versions):
-                    version += "'"
+            if version is None:  # the next free vN
+                number = len(versions) + 1
+                while any(e.version == f"v{number}" for e in versions):
+                    number += 1
+                version = f"v{number}"
             if any(e.version == version for e in versions):
                 raise LeagueError(
                     f"{name}@{version} is already in the league: give the new version"
@@ -315,7 +312,9 @@ class League:
 
 
 def _runner_lock(path: Path) -> int:
-    """The one runner's lock on ``DB.lock`` (``writer_lock``)."""
+    """The one runner's lock on ``DB.lock`` (``writer_lock``), beside the file itself (a
+    link to the database takes the same lock)."""
+    path = path.resolve()
     try:
         return writer_lock(path.with_name(path.name + ".lock"))
     except Held as exc:

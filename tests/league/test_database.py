@@ -83,6 +83,10 @@ def test_one_runner_at_a_time_even_from_another_process(tmp_path: Path) -> None:
         ):
             League.open(path, write=True, runner=True)
         League.open(path).close()  # readers are never refused
+        link = tmp_path / "link.db"
+        link.symlink_to(path)
+        with pytest.raises(LeagueError, match="another 'referee league run'"):
+            League.open(link, write=True, runner=True)  # a link is the same league
     finally:
         holder.kill()
         holder.wait()
@@ -100,6 +104,8 @@ def test_a_new_version_retires_the_last_and_both_keep_their_lines(tmp_path: Path
         assert [e.label for e in league.entrants(active_only=True)] == ["bot@v2"]
         assert [e.label for e in league.entrants()] == ["bot@v1", "bot@v2"]
         assert league.retire("bot") == ["bot@v2"]
+        league.add("other", "run", "v2")
+        assert league.add("other", "run")[0].version == "v3"  # the next free label
         with pytest.raises(LeagueError, match="no entrant nobody"):
             league.retire("nobody")
 
@@ -123,3 +129,12 @@ def test_a_result_moves_both_ratings_in_one_transaction_and_is_never_recorded_tw
         void = msgspec.structs.replace(result_line(a.label, b.label, None, seed=2), end="void")
         league.record(void, a, b, None, "test")
         assert league.entrant(a.id) == after_a  # a void match moves no rating
+
+
+def test_a_league_file_without_its_tables_is_damaged_not_used(tmp_path: Path) -> None:
+    path = tmp_path / "l.db"
+    new_league(tmp_path).close()
+    with sqlite3.connect(path) as db:
+        db.execute("DROP TABLE ratings")
+    with pytest.raises(LeagueError, match="damaged league database \\(no ratings table\\)"):
+        League.open(path)

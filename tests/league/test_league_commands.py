@@ -141,6 +141,7 @@ def test_usage_mistakes_are_one_line_and_change_nothing(played: Path, tmp_path: 
         (("add", str(played), "r3", RANDOM, "--version", "v1"), "already in the league"),
         (("import", str(played), str(tmp_path / "none.jsonl")), "none.jsonl"),
         (("retire", str(played), "nobody"), "no entrant nobody"),
+        (("init", str(tmp_path / "n.db"), "--logs", str(corrupt)), "a file, not a folder"),
     ]
     for args, words in cases:
         done = referee("league", *args, cwd=played.parent)
@@ -161,3 +162,22 @@ def test_an_import_with_a_log_missing_records_nothing(played: Path, tmp_path: Pa
     with sqlite3.connect(fresh) as db:
         assert db.execute("SELECT count(*) FROM matches").fetchone()[0] == 0
         assert db.execute("SELECT count(*) FROM entrants").fetchone()[0] == 0
+
+
+def test_a_results_line_of_an_entrant_its_header_does_not_list_is_refused(
+    played: Path, tmp_path: Path
+) -> None:
+    results = (played.parent / "t" / "results.jsonl").read_bytes()
+    copy = tmp_path / "t" / "results.jsonl"
+    copy.parent.mkdir()
+    copy.write_bytes(results.replace(b'"first":"r1"', b'"first":"ghost"', 1))
+    fresh = tmp_path / "fresh.db"
+    assert referee("league", "init", str(fresh), cwd=tmp_path).returncode == 0
+    done = referee("league", "import", str(fresh), str(copy), cwd=tmp_path)
+    assert "names 'ghost'" in one_line_usage_error(done)
+
+
+def test_the_report_finds_the_logs_from_another_folder(played: Path, tmp_path: Path) -> None:
+    out = tmp_path / "league.html"
+    done = referee("league", "report", str(played), str(out), cwd=tmp_path)
+    assert done.returncode == 0 and "(10 viewer pages)" in done.stdout

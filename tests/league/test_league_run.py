@@ -147,3 +147,27 @@ def test_until_stable_stops_once_the_order_is_sure(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "the order is stable" in done.stderr
     assert 2 <= len(recorded(db)) < 60
+
+
+def test_a_stopped_runs_legs_of_a_retired_version_are_dropped_or_the_run_abandoned(
+    tmp_path: Path,
+) -> None:
+    db = league_with(tmp_path, ("r1", RANDOM), ("r2", RANDOM), ("r3", RANDOM))
+    with sqlite3.connect(db) as connection:  # a run of 4 stopped with one pair begun
+        connection.execute("INSERT INTO runs (target, until_stable, started) VALUES (4, 0, 'x')")
+        connection.execute(
+            "INSERT INTO pairs (run, first, second, seed, scheduled) VALUES (1, 1, 2, '7', 'x')"
+        )
+    assert referee("league", "retire", str(db), "r2", cwd=tmp_path).returncode == 0
+    done = referee("league", "run", str(db), "--sandbox", "off", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    rows = recorded(db)
+    assert len(rows) == 4 and all(pair != 1 for _, pair, _ in rows)  # r2's legs not played
+    with sqlite3.connect(db) as connection:
+        connection.execute("INSERT INTO runs (target, until_stable, started) VALUES (6, 0, 'x')")
+    refused = referee("league", "run", str(db), "--matches", "2", cwd=tmp_path)
+    assert refused.returncode == 2 and "--abandon" in refused.stderr
+    ended = referee("league", "run", str(db), "--abandon", cwd=tmp_path)
+    assert ended.returncode == 0 and "run 2 ended: 0 matches recorded, 6 not played" in ended.stderr
+    again = referee("league", "run", str(db), "--abandon", cwd=tmp_path)
+    assert again.returncode == 2 and "nothing to abandon" in again.stderr
