@@ -38,18 +38,19 @@ def import_results(league: League, path: Path) -> Imported:
     named = {entrant.name for entrant in header.settings.entrants}
     # Every log found and held to its digest before anything is written (and before the
     # write lock is taken: reading the logs may take a while).
-    located: list[tuple[str, MatchResult]] = []
-    for result in in_plan_order(results):
-        key = f"t{fingerprint}~{result.match_id}"  # tournaments share match ids
-        if league.recorded(key):
-            already += 1
-            continue
+    for result in results:  # the file itself first, then its logs
         stranger = next((n for n in (result.first, result.second) if n not in named), None)
         if stranger is not None:
             raise LeagueError(
                 f"{path}: match {result.match_id} names {stranger!r}, an entrant its header"
                 " does not list: not a results file as 'referee tournament' writes it"
             )
+    located: list[tuple[str, MatchResult]] = []
+    for result in in_plan_order(results):
+        key = f"t{fingerprint}~{result.match_id}"  # tournaments share match ids
+        if league.recorded(key):
+            already += 1
+            continue
         try:
             log, _ = own_log(result, path)
         except (OSError, LogError, ValueError) as exc:
