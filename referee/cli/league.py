@@ -15,11 +15,13 @@ from referee.cli.app import app
 from referee.cli.exits import FAILED, OK, by_signal
 from referee.cli.options import (
     DEFAULT_SANDBOX_MODE,
-    SANDBOX_HELP,
     AllowOption,
+    DaskOption,
     EnvOption,
+    FreshBotsOption,
+    JobsOption,
     OnFault,
-    Sandbox,
+    SandboxOption,
     fail,
     limit_fields,
     limit_option,
@@ -215,25 +217,12 @@ def run_command(
             " at most N).",
         ),
     ] = False,
-    jobs: Annotated[
-        int | None, typer.Option(min=1, help="Matches at once. Default: one per core.")
-    ] = None,
-    dask: Annotated[
-        str | None,
-        typer.Option(
-            metavar="ADDRESS",
-            help="Run on a Dask cluster: a scheduler address, or 'local' to start one.",
-        ),
-    ] = None,
-    sandbox: Annotated[
-        Sandbox, typer.Option(help=SANDBOX_HELP, show_default=False)
-    ] = DEFAULT_SANDBOX_MODE,
+    jobs: JobsOption = None,
+    dask: DaskOption = None,
+    sandbox: SandboxOption = DEFAULT_SANDBOX_MODE,
     sandbox_allow: AllowOption = None,
     sandbox_env: EnvOption = None,
-    fresh_bots: Annotated[
-        bool,
-        typer.Option("--fresh-bots", help="Start every bot afresh for each match."),
-    ] = False,
+    fresh_bots: FreshBotsOption = False,
     abandon: Annotated[
         bool,
         typer.Option(

@@ -144,6 +144,26 @@ DebugOption = Annotated[
 EnvOption = Annotated[
     list[str] | None, typer.Option(metavar="NAME", help=ENV_HELP, show_default=False)
 ]
+#: How many matches at once, and where: the options of every command that plays many
+#: (``tournament``, ``league run``).
+JobsOption = Annotated[
+    int | None, typer.Option(min=1, help="Matches at once. Default: one per core.")
+]
+DaskOption = Annotated[
+    str | None,
+    typer.Option(
+        metavar="ADDRESS",
+        help="Run on a Dask cluster: a scheduler address, or 'local' to start one.",
+    ),
+]
+FreshBotsOption = Annotated[
+    bool,
+    typer.Option(
+        "--fresh-bots",
+        help="Start every bot afresh for each match, even those that can play many"
+        " (by default their processes are kept between matches).",
+    ),
+]
 
 
 def sandbox_settings(

@@ -12,7 +12,10 @@ from referee.cli.exits import FAILED, OK, by_signal
 from referee.cli.options import (
     SANDBOX_HELP,
     AllowOption,
+    DaskOption,
     EnvOption,
+    FreshBotsOption,
+    JobsOption,
     OnFault,
     Sandbox,
     fail,
@@ -58,9 +61,7 @@ def tournament_command(
             help="round-robin (every pair) or gauntlet (first vs each).",
         ),
     ] = None,
-    jobs: Annotated[
-        int | None, typer.Option(min=1, help="Matches at once. Default: one per core.")
-    ] = None,
+    jobs: JobsOption = None,
     results: Annotated[
         Path | None,
         typer.Option(help="Results file (JSON lines). Default: tournament/results.jsonl."),
@@ -71,13 +72,7 @@ def tournament_command(
     resume: Annotated[
         bool, typer.Option("--resume", help="Play only the matches missing from the results.")
     ] = False,
-    dask: Annotated[
-        str | None,
-        typer.Option(
-            metavar="ADDRESS",
-            help="Run on a Dask cluster: a scheduler address, or 'local' to start one.",
-        ),
-    ] = None,
+    dask: DaskOption = None,
     sprt: Annotated[
         str | None,
         typer.Option(
@@ -102,14 +97,7 @@ def tournament_command(
     max_processes: Annotated[int | None, limit_option("max_processes", optional=True)] = None,
     scratch_limit: Annotated[int | None, limit_option("scratch_limit", optional=True)] = None,
     sandbox_env: EnvOption = None,
-    fresh_bots: Annotated[
-        bool,
-        typer.Option(
-            "--fresh-bots",
-            help="Start every bot afresh for each match, even those that can play many"
-            " (by default their processes are kept between matches).",
-        ),
-    ] = False,
+    fresh_bots: FreshBotsOption = False,
     report: Annotated[
         bool,
         typer.Option(

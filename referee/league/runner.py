@@ -30,7 +30,7 @@ from referee.tournament.config import TournamentError
 from referee.tournament.driver import describe_sandbox
 from referee.tournament.plan import MatchJob
 from referee.tournament.results import MatchResult
-from referee.tournament.run import dask_executor, local_executor, run_jobs
+from referee.tournament.run import Stopping, executor, run_jobs
 
 
 @dataclass(frozen=True)
@@ -310,25 +310,12 @@ def run_league(
         played.failed.append(f"{job.match_id}: {error}")
         run.pending.pop(job.match_id, None)
 
-    executor = (
-        dask_executor(request.dask, request.jobs) if request.dask else local_executor(request.jobs)
-    )
-    signalled = [signal.SIGINT]
-
-    def terminate(signum: int, frame: object) -> None:
-        """SIGTERM and SIGHUP stop the run as Ctrl-C does (what is recorded stays)."""
-        signalled[0] = signal.Signals(signum)
-        raise KeyboardInterrupt
-
-    previous = {sig: signal.signal(sig, terminate) for sig in (signal.SIGTERM, signal.SIGHUP)}
-    try:
-        with executor as (pool, slots):
-            run_jobs(pool, run.jobs(), 2 * slots, on_result, on_error)
-    except KeyboardInterrupt:
-        played.interrupted = signalled[0]
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
+    with Stopping() as stopping:  # SIGTERM and SIGHUP stop it as Ctrl-C does
+        try:
+            with executor(request.dask, request.jobs) as (pool, slots):
+                run_jobs(pool, run.jobs(), 2 * slots, on_result, on_error)
+        except KeyboardInterrupt:
+            played.interrupted = stopping.signal
     played.recorded = done
     played.stable = run.stable
     if played.interrupted is None and not played.failed:

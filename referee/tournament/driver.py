@@ -21,7 +21,7 @@ from referee.tournament.failures import failure_kinds, new_failures, only_first_
 from referee.tournament.output import Ending, SprtState, TournamentOutput
 from referee.tournament.plan import Entrant, MatchJob, plan
 from referee.tournament.results import MatchResult, ResultsFile, refuse_used_logs
-from referee.tournament.run import dask_executor, local_executor, run_jobs
+from referee.tournament.run import Stopping, executor, run_jobs
 from referee.tournament.standings import pair_scores, standings
 
 #: Writes the HTML report of the tournament's results, and returns the lines to say of it.
@@ -199,34 +199,23 @@ class _Tournament:
         if self.decided:
             missing = []  # a resumed tournament the test has already decided plays no more
         config = self.config
-        executor = (
-            dask_executor(config.dask, config.jobs) if config.dask else local_executor(config.jobs)
-        )
-        signalled = [signal.SIGINT]
-
-        def terminate(signum: int, frame: object) -> None:
-            """SIGTERM and SIGHUP end the tournament as Ctrl-C does: standings, how to resume."""
-            signalled[0] = signal.Signals(signum)
-            raise KeyboardInterrupt
-
-        previous = {sig: signal.signal(sig, terminate) for sig in (signal.SIGTERM, signal.SIGHUP)}
-        self.output.started(self.names, len(jobs), self.results)
-        try:
-            with executor as (pool, slots):
-                run_jobs(
-                    pool,
-                    missing,
-                    window=2 * slots,
-                    on_result=self._on_result,
-                    on_error=self._on_error,
-                    on_retry=self._on_retry,
-                )
-        except KeyboardInterrupt:
-            return signalled[0]
-        finally:
-            for sig, handler in previous.items():
-                signal.signal(sig, handler)
-            self.output.stopped()
+        # SIGTERM and SIGHUP end the tournament as Ctrl-C does: standings, how to resume.
+        with Stopping() as stopping:
+            self.output.started(self.names, len(jobs), self.results)
+            try:
+                with executor(config.dask, config.jobs) as (pool, slots):
+                    run_jobs(
+                        pool,
+                        missing,
+                        window=2 * slots,
+                        on_result=self._on_result,
+                        on_error=self._on_error,
+                        on_retry=self._on_retry,
+                    )
+            except KeyboardInterrupt:
+                return stopping.signal
+            finally:
+                self.output.stopped()
         return None
 
     def _on_result(self, result: MatchResult) -> bool:

@@ -17,11 +17,12 @@ import functools
 import multiprocessing
 import os
 import queue
+import signal
 import threading
 from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures.process import BrokenProcessPool
-from contextlib import contextmanager, suppress
+from contextlib import AbstractContextManager, contextmanager, suppress
 from dataclasses import dataclass, field
 from typing import Any, Final, ParamSpec, TypeVar
 
@@ -189,6 +190,34 @@ def dask_executor(address: str, jobs: int) -> Iterator[tuple[cf.Executor, int]]:
         client.close()  # type: ignore[no-untyped-call]
         if cluster is not None:
             cluster.close()
+
+
+def executor(dask: str | None, jobs: int) -> AbstractContextManager[tuple[cf.Executor, int]]:
+    """Where the matches run: on the Dask cluster ``dask`` names, else in worker processes
+    here."""
+    return dask_executor(dask, jobs) if dask else local_executor(jobs)
+
+
+class Stopping:
+    """While entered, SIGTERM and SIGHUP stop the work as Ctrl-C does (a
+    ``KeyboardInterrupt``); ``signal`` is the one that stopped it."""
+
+    def __init__(self) -> None:
+        self.signal = signal.SIGINT
+        self._previous: dict[signal.Signals, Any] = {}
+
+    def _stop(self, signum: int, frame: object) -> None:
+        self.signal = signal.Signals(signum)
+        raise KeyboardInterrupt
+
+    def __enter__(self) -> Stopping:
+        stops = (signal.SIGTERM, signal.SIGHUP)
+        self._previous = {sig: signal.signal(sig, self._stop) for sig in stops}
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for sig, handler in self._previous.items():
+            signal.signal(sig, handler)
 
 
 @dataclass

@@ -35,14 +35,14 @@ RunJobs = Callable[..., None]
 
 
 @contextmanager
-def _no_executor(jobs: int) -> Iterator[tuple[None, int]]:
+def _no_executor(dask: str | None, jobs: int) -> Iterator[tuple[None, int]]:
     yield None, jobs
 
 
 def _play_with(monkeypatch: pytest.MonkeyPatch, run_jobs: RunJobs) -> None:
     """The driver's matches are played by ``run_jobs``, on no executor."""
     monkeypatch.setattr(driver, "run_jobs", run_jobs)
-    monkeypatch.setattr(driver, "local_executor", _no_executor)
+    monkeypatch.setattr(driver, "executor", _no_executor)
 
 
 def _all_unfinished(executor: Any, jobs: Any, window: int, on_result: Any, **rest: Any) -> None:
