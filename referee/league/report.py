@@ -10,7 +10,7 @@ from typing import Final
 
 import msgspec
 
-from referee.league.standings import history_all, log_path, standings
+from referee.league.standings import history_all, log_path, spread, standings
 from referee.league.store import League
 from referee.pages.page import page, write_page
 from referee.pages.plots import intervals, lines
@@ -26,7 +26,7 @@ LINE_POINTS: Final = 300
 def write_report(league: League, out: Path, recent: int = RECENT) -> list[str]:
     table = standings(league)
     series = [
-        (label, _thinned([(float(p.match), p.rating) for p in points], LINE_POINTS))
+        (label, [(float(p.match), p.rating) for p in spread(points, LINE_POINTS)])
         for label, points in history_all(league).items()
         if points
     ]
@@ -58,7 +58,7 @@ def write_report(league: League, out: Path, recent: int = RECENT) -> list[str]:
         css="report",
         title=f"Texas 42 league — {league.path.name}",
         table=table,
-        labels=labels,
+        names=labels,
         rate_plot=rate_plot,
         rating_plot=rating_plot,
         rows=rows,
@@ -70,10 +70,3 @@ def write_report(league: League, out: Path, recent: int = RECENT) -> list[str]:
         f"wrote {out}: {table.recorded} matches, the last {len(latest)} listed"
         f" ({pages} viewer pages)"
     ]
-
-
-def _thinned(points: list[tuple[float, float]], count: int) -> list[tuple[float, float]]:
-    if len(points) <= count:
-        return points
-    step = (len(points) - 1) / (count - 1)
-    return [points[round(k * step)] for k in range(count)]

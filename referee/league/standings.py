@@ -128,6 +128,15 @@ def history(league: League, name: str) -> dict[str, list[RatingPoint]]:
     return out
 
 
+def spread(points: list[RatingPoint], count: int) -> list[RatingPoint]:
+    """At most ``count`` of a history's points, evenly spread, its first and last among
+    them: what a table or a plot of it shows."""
+    if len(points) <= count:
+        return points
+    step = (len(points) - 1) / (count - 1)
+    return [points[round(k * step)] for k in range(count)]
+
+
 def history_all(league: League) -> dict[str, list[RatingPoint]]:
     """Every version's rating after each of its matches (one query)."""
     labels = {e.id: e.label for e in league.entrants()}

@@ -36,6 +36,8 @@ MODEL: Final = PlackettLuce(tau=0.0)
 #: A new version's rating: openskill's prior.
 FRESH: Final = MODEL.rating()
 _RESULT = msgspec.json.Encoder()
+#: An ``Entrant``'s fields, in order, from the table.
+_ENTRANTS: Final = "SELECT id, name, version, command, added, retired, mu, sigma FROM entrants"
 
 
 @dataclass(frozen=True)
@@ -166,19 +168,11 @@ class League:
 
     def entrants(self, active_only: bool = False) -> list[Entrant]:
         where = " WHERE retired IS NULL" if active_only else ""
-        rows = self.db.execute(
-            "SELECT id, name, version, command, added, retired, mu, sigma FROM entrants"
-            + where
-            + " ORDER BY id"
-        )
+        rows = self.db.execute(_ENTRANTS + where + " ORDER BY id")
         return [Entrant(*row) for row in rows]
 
     def entrant(self, entrant_id: int) -> Entrant:
-        row = self.db.execute(
-            "SELECT id, name, version, command, added, retired, mu, sigma FROM entrants"
-            " WHERE id = ?",
-            (entrant_id,),
-        ).fetchone()
+        row = self.db.execute(_ENTRANTS + " WHERE id = ?", (entrant_id,)).fetchone()
         return Entrant(*row)
 
     def add(self, name: str, command: str, version: str | None = None) -> tuple[Entrant, list[str]]:

@@ -5,8 +5,9 @@ from __future__ import annotations
 from rich.table import Table
 
 from referee.display import people_console, print_table
-from referee.league.standings import LeagueTable, RatingPoint
+from referee.league.standings import LeagueTable, RatingPoint, spread
 from referee.terminal import markup
+from referee.tournament.terminal_output import head_to_head_grid
 
 #: Points of a version's history a table shows (evenly spread, the last always).
 HISTORY_ROWS = 12
@@ -38,27 +39,12 @@ def standings_grid(table: LeagueTable) -> Table:
     return grid
 
 
-def head_to_head_grid(table: LeagueTable) -> Table:
-    labels = [f"{row.name}@{row.version}" for row in table.standings]
-    grid = Table(title="Head to head (row's score against column)", header_style="bold")
-    grid.add_column("")
-    for label in labels:
-        grid.add_column(markup(label), justify="right")
-    for a in labels:
-        cells = []
-        for b in labels:
-            n = table.head_to_head_matches.get(a, {}).get(b, 0)
-            score = table.head_to_head.get(a, {}).get(b, 0.0)
-            cells.append("—" if a == b else f"{score:g}/{n}" if n else "")
-        grid.add_row(markup(a), *cells)
-    return grid
-
-
 def print_standings(table: LeagueTable) -> None:
     out = people_console()
     print_table(out, standings_grid(table))
     if len(table.standings) > 1:
-        print_table(out, head_to_head_grid(table))
+        labels = [f"{row.name}@{row.version}" for row in table.standings]
+        print_table(out, head_to_head_grid(table.head_to_head, table.head_to_head_matches, labels))
 
 
 def print_history(versions: dict[str, list[RatingPoint]]) -> None:
@@ -67,16 +53,8 @@ def print_history(versions: dict[str, list[RatingPoint]]) -> None:
         grid = Table(title=f"{label}: {len(points)} matches rated", header_style="bold")
         for column in ("after league match", "recorded", "rating (95%)"):
             grid.add_column(column, justify="right")
-        for point in sampled(points, HISTORY_ROWS):
+        for point in spread(points, HISTORY_ROWS):
             grid.add_row(
                 str(point.match), point.recorded[:19], f"{point.rating:.1f} ± {2 * point.sigma:.1f}"
             )
         print_table(out, grid)
-
-
-def sampled(points: list[RatingPoint], count: int) -> list[RatingPoint]:
-    """At most ``count`` points, evenly spread, the first and the last among them."""
-    if len(points) <= count:
-        return points
-    step = (len(points) - 1) / (count - 1)
-    return [points[round(k * step)] for k in range(count)]

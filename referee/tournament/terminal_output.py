@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Final
 
 from rich.console import Group
@@ -130,6 +130,16 @@ def standings_table(table: Standings, live: bool) -> Table:
 
 def head_to_head_table(table: Standings, names: list[str]) -> Table:
     """Each entrant's score against each other, of the matches they played."""
+    return head_to_head_grid(table.head_to_head, table.head_to_head_matches, names)
+
+
+def head_to_head_grid(
+    scores: Mapping[str, Mapping[str, float]],
+    played: Mapping[str, Mapping[str, int]],
+    names: list[str],
+) -> Table:
+    """The head-to-head table of a tournament or a league: each row's score against each
+    column over the matches they played (a pair that never met is left blank)."""
     grid = Table(title="Head to head (row's score against column)", header_style="bold")
     grid.add_column("")
     for name in names:
@@ -140,9 +150,9 @@ def head_to_head_table(table: Standings, names: list[str]) -> Table:
             if row == column:
                 cells.append("—")
                 continue
-            played = table.head_to_head_matches[row][column]
-            score = table.head_to_head[row][column]
-            cells.append(f"{score:g}/{played}" if played else "")
+            count = played.get(row, {}).get(column, 0)
+            score = scores.get(row, {}).get(column, 0.0)
+            cells.append(f"{score:g}/{count}" if count else "")
         grid.add_row(markup(row), *cells)
     return grid
 
