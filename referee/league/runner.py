@@ -84,11 +84,9 @@ class LeagueRun:
         """The run to play: the interrupted one, or a new one as requested."""
         db = self.league.db
         request = self.request
-        row = db.execute(
-            "SELECT id, target, until_stable FROM runs WHERE finished IS NULL ORDER BY id DESC"
-        ).fetchone()
+        row = stopped_run(self.league)
         if row is not None:
-            run, target, until = row[0], row[1], bool(row[2])
+            run, target, until = row
             asked = request.matches is not None or request.until_stable
             if asked and (request.matches != target or request.until_stable != until):
                 raise LeagueError(
@@ -108,13 +106,7 @@ class LeagueRun:
         return cursor.lastrowid, request.matches, request.until_stable
 
     def recorded_in_run(self) -> int:
-        return int(
-            self.league.db.execute(
-                "SELECT count(*) FROM matches JOIN pairs ON matches.pair = pairs.id"
-                " WHERE pairs.run = ?",
-                (self.run,),
-            ).fetchone()[0]
-        )
+        return recorded_in(self.league, self.run)
 
     def jobs(self) -> Iterator[MatchJob]:
         """The legs of this run's pairs still missing, then new pairs, each chosen when it is
@@ -216,19 +208,33 @@ class LeagueRun:
             self.league.db.execute("UPDATE runs SET finished = ? WHERE id = ?", (now(), self.run))
 
 
+def stopped_run(league: League) -> tuple[int, int | None, bool] | None:
+    """The run stopped before its end, if one was: (its id, its count, until stable)."""
+    row = league.db.execute(
+        "SELECT id, target, until_stable FROM runs WHERE finished IS NULL ORDER BY id DESC"
+    ).fetchone()
+    return None if row is None else (row[0], row[1], bool(row[2]))
+
+
+def recorded_in(league: League, run: int) -> int:
+    """The matches a run has recorded."""
+    return int(
+        league.db.execute(
+            "SELECT count(*) FROM matches JOIN pairs ON matches.pair = pairs.id"
+            " WHERE pairs.run = ?",
+            (run,),
+        ).fetchone()[0]
+    )
+
+
 def abandon_run(league: League) -> tuple[int, int, int]:
     """End the stopped run where it is: (its id, matches it recorded, matches it planned and
     did not play). Its pairs' missing legs are never played."""
-    row = league.db.execute(
-        "SELECT id, target FROM runs WHERE finished IS NULL ORDER BY id DESC"
-    ).fetchone()
+    row = stopped_run(league)
     if row is None:
         raise LeagueError("no run was stopped before its end: nothing to abandon")
-    run, target = row
-    done = league.db.execute(
-        "SELECT count(*) FROM matches JOIN pairs ON matches.pair = pairs.id WHERE pairs.run = ?",
-        (run,),
-    ).fetchone()[0]
+    run, target, _ = row
+    done = recorded_in(league, run)
     pairs = league.db.execute("SELECT count(*) FROM pairs WHERE run = ?", (run,)).fetchone()[0]
     with league.transaction():
         league.db.execute("UPDATE runs SET finished = ? WHERE id = ?", (now(), run))
