@@ -5,8 +5,8 @@ written with its ratings in one transaction.
 A run is recorded before its first pair, and each pair before its first match: killed at
 any moment (``kill -9`` included) and started again with the same request, the run goes on —
 the legs of pairs already begun first, then new pairs — so nothing recorded is lost and no
-match is played twice. A match the kill cut short was never recorded; its partial log is
-removed and it is played again, on the same deals.
+match is played twice. A match the kill cut short was never recorded; it is played again, on
+the same deals, its log written afresh.
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ from __future__ import annotations
 import signal
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import msgspec
 
@@ -188,9 +187,8 @@ class LeagueRun:
             )
 
     def _handed_out(self, job: MatchJob, pair: int, a: Entrant, b: Entrant) -> MatchJob:
-        """A job about to be played: what a kill left of it before is removed, and its
-        result awaited."""
-        _remove_partial(Path(job.log))
+        """A job about to be played, its result awaited (what a kill left of it before is
+        overwritten: a match's log and stderr copies start afresh)."""
         first, second = (a, b) if job.leg == 1 else (b, a)
         self.pending[job.match_id] = (pair, first, second)
         return job
@@ -246,13 +244,6 @@ def _asked(target: int | None, until: bool) -> str:
         ["--until-stable"] if until else []
     )
     return " ".join(parts)
-
-
-def _remove_partial(log: Path) -> None:
-    """A log (and its stderr copies) left by a match a kill cut short: never recorded, so
-    played again from the start."""
-    for path in (log, *(log.with_name(f"{log.name}.{seat}.stderr") for seat in "ABCD")):
-        path.unlink(missing_ok=True)
 
 
 def run_league(
