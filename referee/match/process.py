@@ -31,6 +31,7 @@ from referee.match.trace import LineSplitter, WireTrace
 from referee.rules.tiles import Seat
 from referee.sandbox.hints import denied
 from referee.sandbox.policy import MAY_READ
+from referee.sandbox.refusals import refusals
 
 if TYPE_CHECKING:
     from referee.sandbox.jail import SeatJail
@@ -269,8 +270,11 @@ class BotProcess:
             what = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
             hint = ""
             if jail is not None and isinstance(exc, PermissionError):
+                refused = refusals(argv, jail.readable)
                 hint = (
-                    " (the sandbox allows the bot only its runtime, its own files and"
+                    f": {refused[0]}"
+                    if refused
+                    else " (the sandbox allows the bot only its runtime, its own files and"
                     " --sandbox-allow PATH)"
                 )
             raise BotStartFailed(f"cannot start {argv[0]!r}: {what}{hint}") from exc

@@ -24,6 +24,7 @@ from typing import Final
 
 from referee.sandbox import paths
 from referee.sandbox.jail import BOT_ENVIRONMENT
+from referee.sandbox.refusals import explained
 from referee.settings import SandboxSettings
 
 #: Faults the sandbox may have caused: the bot went away, went silent or could not start
@@ -123,10 +124,24 @@ def hints(lines: list[str], command: str, settings: SandboxSettings) -> list[str
         for name in named_variables(lines, withheld(settings.env))
     ]
     said += [
+        f"its loader could not map {refusal.name}: {refusal}"
+        for refusal in explained(lines, command, _readable(command, settings))
+    ]
+    said += [
         f"its stderr claims {path} was refused to it; if it needs it: --sandbox-allow {path}"
         for path in refused_paths([line for line in lines if denied(line)], command, settings)
     ]
     return said
+
+
+def _readable(command: str, settings: SandboxSettings) -> list[Path]:
+    """What ``command``'s bot may read under ``settings`` (its files and the allowed paths)."""
+    try:
+        argv = shlex.split(command)
+    except ValueError:
+        return []
+    files = paths.program_files(argv) if argv else paths.ProgramFiles([], [], [])
+    return [*files.runtime, *files.own, *(Path(path) for path in settings.allow)]
 
 
 def refused_paths(lines: list[str], command: str, settings: SandboxSettings) -> list[Path]:
@@ -136,9 +151,9 @@ def refused_paths(lines: list[str], command: str, settings: SandboxSettings) -> 
         argv = shlex.split(command)
     except ValueError:
         return []
-    runtime, own = paths.program_files(argv) if argv else ([], [])
+    own = paths.program_files(argv).own if argv else []
     near = [path if path.is_dir() else path.parent for path in own] + [Path.cwd()]
-    readable = [*runtime, *own, *(Path(path) for path in settings.allow)]
+    readable = _readable(command, settings)
     return [path for path in named_paths(lines, readable) if _may_suggest(path, near)]
 
 

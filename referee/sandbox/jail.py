@@ -125,6 +125,12 @@ class SeatJail:
             directory.mkdir(mode=0o700)
             if uid is not None:
                 os.chown(directory, uid, uid)
+        #: What the bot may read (Landlock's allow-list, where it is in force).
+        self.readable: list[Path] = [
+            *map(Path, paths.SYSTEM),
+            paths.PACKAGE,
+            *plan.readable.get(seat, []),
+        ]
         self.mounted = False
         self.cgroup: cgroups.SeatCgroup | None = None
         self.ruleset: landlock.Ruleset | None = None
@@ -154,12 +160,7 @@ class SeatJail:
                 cgroup.bound(self.limits.memory_mb * MIB, self.limits.max_processes)
             if "landlock" in self.layers:
                 self.ruleset = landlock.Ruleset(landlock.abi())
-                readable: list[str | Path] = [
-                    *paths.SYSTEM,
-                    paths.PACKAGE,
-                    *plan.readable.get(seat, []),
-                ]
-                for path in readable:
+                for path in self.readable:
                     self.ruleset.allow(path, landlock.READ_ONLY, keep=True)
                 for device in paths.DEVICES:
                     self.ruleset.allow(device, landlock.DEVICE, keep=True)

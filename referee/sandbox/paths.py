@@ -10,11 +10,20 @@ An executable in a ``bin`` directory of its own prefix brings that whole prefix 
 libraries there. An executable of the system's shared prefixes (``/usr``, ``/usr/local``,
 ``/bin``) brings only its own files: itself, the directories of the prefix named after it
 (``python3.11`` -> ``/usr/lib/python3.11``, ``/usr/lib/python3``, ``/usr/local/lib/python3.11``;
-``node`` -> ``/usr/lib/node_modules``, ``/usr/share/nodejs``), and every shared library that
-it and the ELF files of those directories load (``elf.libraries``). The rest of ``/usr`` —
+``node`` -> ``/usr/lib/node_modules``, ``/usr/share/nodejs``). The rest of ``/usr`` —
 gigabytes of other programs' files, most of them never read — stays closed: each of its
 pages would be one more place for a bot to leave a mark in the page cache (see
 ``resident``), and one more to make resident before every match.
+
+Every ELF file among all that — the program wherever it lives (``/tmp/x/bot``, ``/opt/x/bot``),
+the files the command names, the programs and libraries beside them and in the runtime's
+directories — brings the loader and the shared libraries it loads (``elf.closure``). A
+library the machine chose (the loader's cache and configuration, ``LD_LIBRARY_PATH``) is
+allowed wherever it is; one the ELF file chose itself (its ``RPATH``/``RUNPATH``, a name with
+a slash, its loader) only inside the system's prefixes or the directories the command already
+brings: a bot's program must not open another entrant's files by naming them. A library left
+out is kept (``ProgramFiles.refused``) so that a bot that cannot start is told which file,
+and the option that allows it.
 
 No rule ever grants a directory such as ``/``, ``/tmp``, ``/proc`` or the operator's home
 whole: a program or word there is allowed alone.
@@ -31,6 +40,7 @@ import shutil
 import stat
 import tempfile
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
@@ -127,8 +137,21 @@ def _words(argv: list[str]) -> list[str]:
     return words
 
 
-def program_files(argv: list[str]) -> tuple[list[Path], list[Path]]:
-    """(what a command's runtime needs, the bot's own files and directories)."""
+@dataclass(frozen=True)
+class ProgramFiles:
+    """What a command's bot may read, and the libraries its ELF files ask for that it may not."""
+
+    #: What its runtime needs: programs, their prefixes or own directories, libraries.
+    runtime: list[Path]
+    #: The bot's own files and directories (the words of its command that name them).
+    own: list[Path]
+    #: Libraries (and loaders) an ELF file of the bot chose by a path of its own outside the
+    #: system's prefixes and the directories above: left out, to be named if it cannot start.
+    refused: list[elf.Found]
+
+
+def program_files(argv: list[str]) -> ProgramFiles:
+    """Everything a command's bot may read, and the libraries it asks for beyond that."""
     runtime: list[Path] = []
     seen: set[Path] = set()
     words = _words(argv)
@@ -142,12 +165,11 @@ def program_files(argv: list[str]) -> tuple[list[Path], list[Path]]:
         for name in (program, Path(os.path.realpath(program))):
             runtime += _runtime(name)
             pending += _shebang(name)
-    if any(program.name in _SHELLS for program in seen):
+    shell = any(program.name in _SHELLS for program in seen)
+    if shell:
         # A shell script (a pyenv shim, ``sh -c '…'``) may run any program of the system:
         # it brings the system's prefixes whole, libraries and all.
         runtime += [Path(path) for path in _SYSTEM_PREFIXES if os.path.exists(path)]
-    else:
-        runtime += [Path(path) for path in sorted(_libraries(tuple(runtime)))]
     own: list[Path] = []
     for word in words[1:]:
         for piece in _pieces(word):
@@ -161,7 +183,19 @@ def program_files(argv: list[str]) -> tuple[list[Path], list[Path]]:
                 else:
                     parent = path.parent
                     own.append(path if closed(parent) or _shared(parent) else parent)
-    return _unique(runtime), _unique(own)
+    # Every ELF file the bot may run or load: the programs wherever they are, and the ELF
+    # files of its runtime's and its own directories (the system's prefixes, which a shell
+    # brings whole, need no search).
+    programs = [str(path) for path in seen] + [os.path.realpath(path) for path in seen]
+    named = [str(path) for path in own if path.is_file()]
+    places = tuple(
+        path
+        for path in _unique([*runtime, *own])
+        if not (shell and str(path) in _SYSTEM_PREFIXES)
+    )
+    allowed, refused = _libraries(tuple(dict.fromkeys(programs + named)), places)
+    runtime += [Path(path) for path in sorted(allowed)]
+    return ProgramFiles(_unique(runtime), _unique(own), refused)
 
 
 def _shared(folder: Path) -> bool:
@@ -206,17 +240,23 @@ def _named_after(name: str, stem: str) -> bool:
     return rest in ("", "js") or rest[0] in "0123456789.-_"
 
 
-#: Directories whose files may be programs (other ELF files have ``.so`` in their names).
+#: Directories whose files may be programs (other ELF files have ``.so`` in their names, or
+#: an execute bit).
 _PROGRAM_DIRS: Final = frozenset({"bin", "sbin", "libexec"})
+#: Files whose mode is read to find programs outside such directories, per directory tree
+#: (a bot's folder may hold a data set of a million files; its programs are near the top).
+MOST_MODES_READ: Final = 20_000
 
 
 @functools.cache
 def _elf_files(folder: Path) -> tuple[str, ...]:
-    """The files under ``folder`` that may be ELF objects: shared libraries and extension
-    modules (``.so`` in the name), and the files of its program directories. Directory
-    entries only, no ``stat``: a runtime's tree can hold fifty thousand files."""
+    """The ELF files under ``folder``: shared libraries and extension modules (``.so`` in the
+    name), the files of its program directories, and files with an execute bit that start
+    as ELF files do. Directory entries first; a file's mode is read only while fewer than
+    ``MOST_MODES_READ`` have been, and its first bytes only for an executable one."""
     found: list[str] = []
     pending = [str(folder)]
+    modes_read = 0
     while pending:
         current = pending.pop()
         programs = os.path.basename(current) in _PROGRAM_DIRS
@@ -227,24 +267,41 @@ def _elf_files(folder: Path) -> tuple[str, ...]:
                         pending.append(entry.path)
                     elif programs or entry.name.endswith(".so") or ".so." in entry.name:
                         found.append(entry.path)
+                    elif modes_read < MOST_MODES_READ and entry.is_file(follow_symlinks=False):
+                        modes_read += 1
+                        with contextlib.suppress(OSError):
+                            if entry.stat(follow_symlinks=False).st_mode & 0o111 and elf.is_elf(
+                                entry.path
+                            ):
+                                found.append(entry.path)
         except OSError:
             continue
     return tuple(sorted(found))
 
 
 @functools.cache
-def _libraries(runtime: tuple[Path, ...]) -> frozenset[str]:
-    """The shared libraries the runtime's programs and the ELF files in its directories
-    load, outside those directories."""
-    files: list[str] = []
-    for path in runtime:
+def _libraries(
+    programs: tuple[str, ...], places: tuple[Path, ...]
+) -> tuple[frozenset[str], list[elf.Found]]:
+    """(the libraries the ``programs``, the ELF files named in ``places`` and those in the
+    directories among them load, outside those directories; those left out, see the
+    module)."""
+    files = list(programs)
+    for path in places:
         files += _elf_files(path) if path.is_dir() else [str(path)]
-    inside = [str(path) for path in runtime if path.is_dir()]
-    return frozenset(
-        library
-        for library in elf.libraries(files)
-        if not any(contains(Path(folder), Path(library)) for folder in inside)
-    )
+    inside = [path for path in places if path.is_dir()]
+    trusted = [*inside, *(Path(prefix) for prefix in _SYSTEM_PREFIXES)]
+    allowed: set[str] = set()
+    refused: list[elf.Found] = []
+    for found in elf.closure(files).found.values():
+        library = Path(found.path)
+        if any(contains(folder, library) for folder in inside):
+            continue  # readable already
+        if found.chosen and not any(contains(folder, library) for folder in trusted):
+            refused.append(found)
+        else:
+            allowed.add(found.path)
+    return frozenset(allowed), refused
 
 
 def _pieces(word: str) -> list[str]:

@@ -103,8 +103,8 @@ def plan(
             argv = []
         layers = list(on)
         if argv:
-            runtime, own = paths.program_files(argv)
-            readable[seat] = runtime + own + [Path(p) for p in settings.allow]
+            files = paths.program_files(argv)
+            readable[seat] = files.runtime + files.own + [Path(p) for p in settings.allow]
             if "uid" in layers:
                 blocked = paths.unreadable_by_others(argv)
                 if blocked is not None:

@@ -31,15 +31,15 @@ def test_no_rule_grants_the_root_or_tmp_whole(tmp_path: Path) -> None:
             ["java", "-cp", tempfile.gettempdir(), "Bot"],
             ["node", str(Path.home() / "bot.js")],
         ):
-            runtime, own = paths.program_files(argv)
-            granted = [*runtime, *own]
+            files = paths.program_files(argv)
+            granted = [*files.runtime, *files.own]
             assert not [p for p in granted if p.is_dir() and paths.closed(p)], (argv, granted)
-        runtime, _ = paths.program_files([str(script)])
+        runtime = paths.program_files([str(script)]).runtime
         assert script in runtime  # a program in /tmp is allowed alone
         assert Path(os.path.realpath("/bin/sh")) in runtime  # and its interpreter (#!/bin/sh)
         assert Path("/usr") in runtime  # a shell script may run any program of the system
         script.write_text("#!/usr/bin/python3\nprint()\n")
-        runtime, _ = paths.program_files([str(script)])
+        runtime = paths.program_files([str(script)]).runtime
         assert Path("/usr/bin/python3") in runtime
         assert Path("/usr") not in runtime  # not the interpreter's whole prefix
     finally:
@@ -47,18 +47,18 @@ def test_no_rule_grants_the_root_or_tmp_whole(tmp_path: Path) -> None:
 
 
 def test_a_venv_brings_itself_and_its_base_interpreter() -> None:
-    runtime, own = paths.program_files([sys.executable, __file__])
+    files = paths.program_files([sys.executable, __file__])
     prefix = Path(sys.executable).parent.parent
-    assert Path(os.path.abspath(prefix)) in runtime
-    assert Path(os.path.realpath(sys.executable)).parent.parent in runtime
-    assert own == [Path(__file__).resolve().parent]
+    assert Path(os.path.abspath(prefix)) in files.runtime
+    assert Path(os.path.realpath(sys.executable)).parent.parent in files.runtime
+    assert files.own == [Path(__file__).resolve().parent]
 
 
 def test_words_naming_files_and_class_paths_are_the_bots_own(tmp_path: Path) -> None:
     jar = tmp_path / "lib" / "bot.jar"
     jar.parent.mkdir()
     jar.write_bytes(b"")
-    _, own = paths.program_files(["java", f"-Dx={tmp_path}", "-cp", f"{jar}:{tmp_path}", "B"])
+    own = paths.program_files(["java", f"-Dx={tmp_path}", "-cp", f"{jar}:{tmp_path}", "B"]).own
     assert own == [tmp_path, jar.parent]
 
 
@@ -124,9 +124,9 @@ def test_a_link_in_a_command_is_followed_before_it_is_judged(tmp_path: Path) -> 
     (tmp_path / "bot" / "data").symlink_to("/")
     (tmp_path / "bot" / "logs").symlink_to(tmp_path / "logs")
     (tmp_path / "logs").mkdir()
-    _, own = paths.program_files(["/usr/bin/python3", str(tmp_path / "bot" / "data")])
+    own = paths.program_files(["/usr/bin/python3", str(tmp_path / "bot" / "data")]).own
     assert own == []  # "/" behind the link: never allowed
-    _, own = paths.program_files(["/usr/bin/python3", str(tmp_path / "bot" / "logs")])
+    own = paths.program_files(["/usr/bin/python3", str(tmp_path / "bot" / "logs")]).own
     assert own == [tmp_path / "logs"]  # the real directory, which the secrets check sees
 
 
@@ -134,6 +134,6 @@ def test_a_shell_scripts_words_are_the_bots_own_too(tmp_path: Path) -> None:
     bot = tmp_path / "bots" / "bot.py"
     bot.parent.mkdir()
     bot.write_text("")
-    runtime, own = paths.program_files(["sh", "-c", f"exec /usr/bin/python3 {bot} | cat"])
-    assert own == [bot.parent]  # not /usr/bin, for the word /usr/bin/python3
-    assert Path(os.path.realpath("/usr/bin/python3")) in runtime
+    files = paths.program_files(["sh", "-c", f"exec /usr/bin/python3 {bot} | cat"])
+    assert files.own == [bot.parent]  # not /usr/bin, for the word /usr/bin/python3
+    assert Path(os.path.realpath("/usr/bin/python3")) in files.runtime

@@ -25,7 +25,7 @@ def test_names_of_a_programs_own_directories() -> None:
 
 @pytest.mark.skipif(not Path("/usr/bin/python3").exists(), reason="no /usr/bin/python3")
 def test_the_system_python_brings_its_own_files_not_the_whole_prefix() -> None:
-    runtime, _ = paths.program_files(["/usr/bin/python3", "bot.py"])
+    runtime = paths.program_files(["/usr/bin/python3", "bot.py"]).runtime
     real = Path(os.path.realpath("/usr/bin/python3"))
     version = real.name  # python3.11
     assert real in runtime
