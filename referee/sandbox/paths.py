@@ -189,9 +189,7 @@ def program_files(argv: list[str]) -> ProgramFiles:
     programs = [str(path) for path in seen] + [os.path.realpath(path) for path in seen]
     named = [str(path) for path in own if path.is_file()]
     places = tuple(
-        path
-        for path in _unique([*runtime, *own])
-        if not (shell and str(path) in _SYSTEM_PREFIXES)
+        path for path in _unique([*runtime, *own]) if not (shell and str(path) in _SYSTEM_PREFIXES)
     )
     allowed, refused = _libraries(tuple(dict.fromkeys(programs + named)), places)
     runtime += [Path(path) for path in sorted(allowed)]
