@@ -41,6 +41,7 @@ from referee.sandbox import cgroups, landlock, libc, paths, scratch, seccomp
 from referee.sandbox.namespaces import OVERHEAD, SeatNamespaces
 from referee.sandbox.policy import SandboxPlan
 from referee.sandbox.reaper import GROUP, MOUNT, Reaper
+from referee.sandbox.sysinfo import SysinfoAnswers
 
 #: Exit status of a child whose sandbox could not be entered.
 SETUP_FAILED: Final = 125
@@ -85,11 +86,12 @@ def _tree(pid: int) -> list[int]:
 
 
 @functools.cache
-def _filter(own_pids_only: bool, shared_uid: bool) -> seccomp.Filter:
+def _filter(own_pids_only: bool, shared_uid: bool, answered: bool) -> seccomp.Filter:
     """The compiled filter, made once per process and kept alive; ``own_pids_only`` where the
-    seat has no PID namespace of its own, ``shared_uid`` where it has no uid of its own
-    (``seccomp.program``)."""
-    return seccomp.Filter(seccomp.program(own_pids_only=own_pids_only, shared_uid=shared_uid))
+    seat has no PID namespace of its own, ``shared_uid`` where it has no uid of its own,
+    ``answered`` where the seat's init answers ``sysinfo`` (``seccomp.program``)."""
+    program = seccomp.program(own_pids_only=own_pids_only, shared_uid=shared_uid, answered=answered)
+    return seccomp.Filter(program)
 
 
 class SeatJail:
@@ -146,7 +148,17 @@ class SeatJail:
                     if not any(paths.contains(secret, path) for path in mine)
                 ]
                 self.namespaces = SeatNamespaces(
-                    scratch, self.tmpdir, self.limits.scratch_mb, self.nproc, hidden
+                    scratch,
+                    self.tmpdir,
+                    self.limits.scratch_mb,
+                    self.nproc,
+                    hidden,
+                    view=plan.view,
+                    sysinfo=(
+                        SysinfoAnswers(self.limits.memory_mb)
+                        if "seccomp" in self.layers and plan.view is not None
+                        else None
+                    ),
                 )
             elif "tmpfs" in self.layers:
                 self.mounted = True  # first: an interrupt just after the mount must undo it
@@ -166,8 +178,9 @@ class SeatJail:
                     self.ruleset.allow(device, landlock.DEVICE, keep=True)
                 self.ruleset.allow_all(scratch)
             own_pids_only, shared_uid = self.namespaces is None, uid is None
+            answered = self.namespaces is not None and self.namespaces.sysinfo is not None
             on = "seccomp" in self.layers
-            self.filter = _filter(own_pids_only, shared_uid) if on else None
+            self.filter = _filter(own_pids_only, shared_uid, answered) if on else None
         except BaseException:
             self.close()
             raise
@@ -219,7 +232,11 @@ class SeatJail:
                 self.ruleset.restrict_self()
             if self.filter is not None:
                 step = "installing the seccomp filter"
-                self.filter.install()
+                answers = None if self.namespaces is None else self.namespaces.sysinfo
+                listener = self.filter.install(listener=answers is not None)
+                if answers is not None and listener is not None:
+                    step = "handing sysinfo to the seat's init"
+                    answers.hand_over(listener)
         except BaseException as exc:
             message = f"referee sandbox: {step} failed: {exc}\n".encode(errors="replace")
             os.write(2, message)

@@ -48,6 +48,8 @@ from typing import Final
 
 from referee.sandbox import libc as mounts
 from referee.sandbox.libc import check, libc
+from referee.sandbox.machine import MOUNTED
+from referee.sandbox.sysinfo import SysinfoAnswers
 
 CLONE_NEWNS: Final = 0x00020000
 CLONE_NEWUTS: Final = 0x04000000
@@ -73,6 +75,7 @@ _MS_NOSUID: Final = 2
 _MS_NODEV: Final = 4
 _MS_NOEXEC: Final = 8
 _MS_BIND: Final = 4096
+_MS_REMOUNT: Final = 32
 _MOUNT_SETATTR: Final = 442  # the same number on every architecture
 _AT_FDCWD: Final = -100
 _AT_RECURSIVE: Final = 0x8000
@@ -167,6 +170,8 @@ class SeatNamespaces:
         scratch_mb: int,
         nproc: int | None,
         hidden: Sequence[Path] = (),
+        view: Path | None = None,
+        sysinfo: SysinfoAnswers | None = None,
     ) -> None:
         #: The referee's files no seat may even ``stat``: each directory gets an empty
         #: read-only tmpfs over it, each file an empty one that the seat may not open.
@@ -174,6 +179,13 @@ class SeatNamespaces:
         #: An empty file beside the seats' directories, which no seat may open.
         self.blank = str(directory.parent / BLANK).encode()
         self._read_only = _MountAttr(attr_set=_MOUNT_ATTR_RDONLY)
+        #: What the seat sees of the machine (``machine.view``), bound over the machine's.
+        self.view = [
+            (str(view / source).encode(), target.encode())
+            for source, target in MOUNTED
+            if view is not None and (view / source).exists()
+        ]
+        self.sysinfo = sysinfo
 
         self.scratch = str(scratch)
         self.scratch_mb = scratch_mb
@@ -226,13 +238,20 @@ class SeatNamespaces:
             # Out of the keeper's process group, which the referee stops between matches:
             # the init must still answer then. The bot stays in the group.
             os.setpgid(0, 0)
-            _keep_only(self._ask_read, self._answer_write, lifeline, status_write)
+            sysinfo = self.sysinfo.kept() if self.sysinfo is not None else ()
+            _keep_only(self._ask_read, self._answer_write, lifeline, status_write, *sysinfo)
             self._init(bot, lifeline, status_write)
         # The bot's process, in the seat's PID namespace: its own /proc, or none at all (its
         # own ends of the pipes close at exec).
         proc = _MS_RDONLY | _MS_NOSUID | _MS_NODEV | _MS_NOEXEC
         if libc.mount(b"proc", b"/proc", b"proc", proc, None) != 0:
             check(libc.mount(b"none", b"/proc", b"tmpfs", proc, b"size=4k"), "hide /proc")
+        for source, target in self.view:  # the seat's size, over the machine's (read-only)
+            if libc.mount(source, target, None, _MS_BIND, None) != 0:
+                if ctypes.get_errno() == errno.ENOENT:
+                    continue  # the machine has no such file: the seat does not need one
+                check(-1, f"show {target.decode()}")
+            check(libc.mount(None, target, None, _MS_REMOUNT | _MS_BIND | proc, None), "view")
 
     def _mount(self) -> None:
         mounts.mount_tmpfs(self.scratch, self.scratch_mb, *self.owner)
@@ -258,8 +277,13 @@ class SeatNamespaces:
         for fd in (bot_exit, lifeline, self._ask_read):
             if fd >= 0:
                 watched.register(fd, select.POLLIN)
+        if self.sysinfo is not None:
+            self.sysinfo.watch(watched)
         while True:
             readable = {fd for fd, _ in watched.poll(1000)}
+            if self.sysinfo is not None:
+                for fd in readable:
+                    self.sysinfo.ready(fd, bot_exit, watched)
             while True:
                 try:
                     pid, ended = os.waitpid(-1, os.WNOHANG)
@@ -298,6 +322,8 @@ class SeatNamespaces:
         for fd in (self._ask_read, self._answer_write):
             os.close(fd)
         self._ask_read = self._answer_write = -1
+        if self.sysinfo is not None:
+            self.sysinfo.close()
 
     def empty_scratch(self) -> bool:
         """Ask the seat's init for a fresh scratch tmpfs; False when it did not make one."""
@@ -316,6 +342,8 @@ class SeatNamespaces:
             if fd >= 0:
                 os.close(fd)
         self._ask = self._answer = self._ask_read = self._answer_write = -1
+        if self.sysinfo is not None:
+            self.sysinfo.close()
 
 
 def probe() -> str | None:

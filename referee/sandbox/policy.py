@@ -23,7 +23,7 @@ import msgspec
 from referee.errors import SandboxRefused
 from referee.record.sandbox import SandboxReport
 from referee.rules.tiles import SEATS, Seat
-from referee.sandbox import paths, resident
+from referee.sandbox import machine, paths, resident
 from referee.sandbox.layers import PROTECTS, REQUIRED, available, is_root
 from referee.settings import MatchLimits, SandboxSettings
 
@@ -46,6 +46,8 @@ class SandboxPlan:
     readable: dict[Seat, list[Path]] = field(default_factory=dict)
     #: The referee's files no bot may read: the logs' directory, the results.
     secrets: list[Path] = field(default_factory=list)
+    #: What seats with namespaces of their own see of the machine (``machine.view``).
+    view: Path | None = None
 
     @property
     def off(self) -> bool:
@@ -87,8 +89,8 @@ def plan(
     )
     if settings.mode == "off":
         return SandboxPlan(settings, limits, bounds)
-    machine = available()
-    off = {name: why for name, why in machine.items() if why is not None}
+    status = available()
+    off = {name: why for name, why in status.items() if why is not None}
     if is_root():
         off.pop("no-caps", None)
     elif "namespaces" in off:
@@ -124,8 +126,15 @@ def plan(
         seats[seat] = layers
         if "uid" not in layers:  # file permissions do not keep it out: only the allow-list
             _refuse_exposed(seat, readable.get(seat, []), secrets)
+    view = None
+    if any("namespaces" in layers for layers in seats.values()):
+        view = machine.view(limits.memory_mb)
+        for seat, layers in seats.items():
+            if "namespaces" in layers and seat in readable:
+                readable[seat] += machine.shown(view)
     report = msgspec.structs.replace(bounds, seats=seats, off=off)
-    sandbox = SandboxPlan(settings, limits, report, readable, [p.absolute() for p in secrets])
+    secret_paths = [p.absolute() for p in secrets]
+    sandbox = SandboxPlan(settings, limits, report, readable, secret_paths, view)
     if settings.mode == "strict":
         _check_strict(sandbox)
     return sandbox

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Final
 
 from referee.rules.tiles import Seat
-from referee.sandbox import cgroups, scratch
+from referee.sandbox import cgroups, machine, scratch
 from referee.sandbox.jail import SeatJail
 from referee.sandbox.namespaces import BLANK
 from referee.sandbox.policy import SandboxPlan
@@ -107,6 +107,7 @@ class Jails:
                 shutil.rmtree(root, ignore_errors=True)
                 raise
             self.root = root
+            machine.watched()
         return self.root
 
     def jail(self, plan: SandboxPlan, seat: Seat, user_tasks: int | None = None) -> SeatJail | None:

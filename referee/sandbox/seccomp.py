@@ -34,6 +34,11 @@ from referee.sandbox.libc import check, libc
 
 _PR_SET_SECCOMP: Final = 22
 _SECCOMP_MODE_FILTER: Final = 2
+#: ``seccomp(SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, prog)``, per machine.
+_SECCOMP: Final = {"x86_64": 317, "aarch64": 277}
+_SET_MODE_FILTER: Final = 1
+_NEW_LISTENER: Final = 1 << 3
+_USER_NOTIF: Final = 0x7FC00000
 
 _LD_ABS_W: Final = 0x20
 _JEQ: Final = 0x15
@@ -111,6 +116,9 @@ DENIED: Final = _names(
     " clock_adjtime adjtimex sethostname setdomainname acct quotactl quotactl_fd syslog"
     " open_by_handle_at name_to_handle_at"
 )
+#: Denied calls whose caller gets its buffer filled with the seat's own answer first, where
+#: the seat has an init to give it (``sysinfo.py``).
+ANSWERED: Final = frozenset({"sysinfo"})
 #: Calls allowed only on the calling process itself (argument ``index`` is 0): another
 #: process of the same uid — the referee, with a seat left as root — must not have its
 #: limits, priority or CPUs changed.
@@ -123,6 +131,10 @@ SELF_ONLY: Final = {
     "setpriority": 1,
     "ioprio_set": 1,
 }
+#: Of those, the calls allowed on any of the bot's own tasks where it has a PID namespace of
+#: its own (there, no other pid names anything): runtimes pin their threads to CPUs
+#: (onnxruntime's pool, OpenMP's), which the seat's own CPUs bound anyway.
+OWN_TASKS: Final = ("sched_setaffinity",)
 #: Calls whose first argument says what the second names: only PRIO_PROCESS (0) and
 #: IOPRIO_WHO_PROCESS (1) with 0, the caller, are allowed — ``setpriority(PRIO_USER, 0, 19)``
 #: would renice every process of the uid, the referee's among them where it is shared.
@@ -243,12 +255,17 @@ def _insn(code: int, k: int, jt: int = 0, jf: int = 0) -> bytes:
 
 
 def program(
-    machine: str | None = None, own_pids_only: bool = True, shared_uid: bool = True
+    machine: str | None = None,
+    own_pids_only: bool = True,
+    shared_uid: bool = True,
+    answered: bool = False,
 ) -> bytes:
     """The filter for ``machine`` (default: this one), as packed ``sock_filter``s.
     ``own_pids_only``: the bot has no PID namespace of its own, so calls that take a pid may
     name only the bot itself (``OWN_PIDS_ONLY``, ``NO_PIDFDS``); ``shared_uid``: other seats
-    run under the same uid (``FD_PASSING``)."""
+    run under the same uid (``FD_PASSING``); ``answered``: ``ANSWERED`` calls go to the
+    filter's listener (the seat's init fills the caller's buffer, then refuses the call:
+    ``sysinfo.py``) instead of being refused outright."""
     machine = machine or platform.machine()
     if machine not in _ARCHES:
         raise SeccompUnsupported(
@@ -271,9 +288,13 @@ def program(
     ]
     for name in denied:
         refusal = errno.EACCES if name == "socket" else errno.EPERM
-        code += [_insn(_JEQ, numbers[name], jf=1), _insn(_RET, _ERRNO | refusal)]
+        action = _USER_NOTIF if answered and name in ANSWERED else _ERRNO | refusal
+        code += [_insn(_JEQ, numbers[name], jf=1), _insn(_RET, action)]
     code += [_insn(_JEQ, numbers["clone3"], jf=1), _insn(_RET, _ERRNO | errno.ENOSYS)]
     self_only = dict(SELF_ONLY)
+    if not own_pids_only:  # every pid the bot can name is one of its own tasks
+        for name in OWN_TASKS:
+            del self_only[name]
     if own_pids_only:
         self_only.update(OWN_PIDS_ONLY)
         for name in NO_PIDFDS:
@@ -349,10 +370,20 @@ class Filter:
         self._buffer = ctypes.create_string_buffer(code, len(code))
         self._prog = _Fprog(len(code) // 8, ctypes.cast(self._buffer, ctypes.c_void_p))
         self._address = ctypes.addressof(self._prog)  # nothing to build after fork
+        self._pointer = ctypes.c_void_p(self._address)
+        self._seccomp = _SECCOMP.get(platform.machine())
 
-    def install(self) -> None:
-        """Load the filter into the calling process (``no_new_privs`` must be set first)."""
+    def install(self, listener: bool = False) -> int | None:
+        """Load the filter into the calling process (``no_new_privs`` must be set first);
+        with ``listener``, return the descriptor its ``ANSWERED`` calls arrive on (closed
+        at ``exec``), or None where this machine cannot give one."""
+        if listener and self._seccomp is not None:
+            return check(
+                libc.syscall(self._seccomp, _SET_MODE_FILTER, _NEW_LISTENER, self._pointer),
+                "seccomp",
+            )
         check(
             libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, self._address, 0, 0),
             "seccomp",
         )
+        return None

@@ -1,11 +1,13 @@
-"""Sandboxed matches for the sandbox tests: an attack from seat B, whose report the attacker
-bot (tests/bots/attacker_bot.py) writes on its stderr."""
+"""Sandboxed bots for the sandbox tests: a match with an attack from seat B, whose report the
+attacker bot (tests/bots/attacker_bot.py) writes on its stderr, and one program run in a
+seat's sandbox as a match starts it."""
 
 from __future__ import annotations
 
 import os
 import shlex
 import signal
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -13,8 +15,10 @@ from typing import Any
 from referee.match.runner import run_match, stderr_path
 from referee.record.log import read_log
 from referee.record.verify import verify
+from referee.rules.tiles import SEATS
 from referee.sandbox.policy import plan
-from referee.settings import MatchSettings, SandboxSettings
+from referee.sandbox.seats import MatchJails
+from referee.settings import MatchLimits, MatchSettings, SandboxSettings
 from support.bot_commands import RANDOM_BOT
 from support.processes import BOTS
 
@@ -59,3 +63,44 @@ async def attack(
     stderr = stderr_path(log, "B")
     report = stderr.read_text() if stderr.exists() else ""
     return report, outcome
+
+
+def in_seat(
+    argv: list[str],
+    tmp_path: Path,
+    stdin: bytes = b"",
+    settings: SandboxSettings | None = None,
+    **limits: Any,
+) -> subprocess.CompletedProcess[bytes]:
+    """Run ``argv`` once in seat A's sandbox, as a match starts a bot (the other seats run the
+    same command), with ``stdin``; what it wrote and how it ended."""
+    command = shlex.join(argv)
+    match_limits = MatchLimits(**limits)
+    sandbox = plan(
+        settings or SandboxSettings(), match_limits, dict.fromkeys(SEATS, command), [tmp_path]
+    )
+    jails = MatchJails(sandbox)
+    jail = jails.jail("A")
+    try:
+        child = subprocess.Popen(
+            argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+            preexec_fn=None if jail is None else jail.enter,
+            env=None if jail is None else jail.environment(),
+        )
+        if jail is not None:
+            jail.started(child.pid)
+        try:
+            out, err = child.communicate(stdin, timeout=60)
+        finally:
+            if jail is not None:
+                jail.kill()
+            child.wait()
+        return subprocess.CompletedProcess(argv, child.returncode, out, err)
+    finally:
+        if jail is not None:
+            jails.release(jail)
+        jails.close()
