@@ -94,6 +94,28 @@ def _filter(own_pids_only: bool, shared_uid: bool, answered: bool) -> seccomp.Fi
     return seccomp.Filter(program)
 
 
+def _seat_namespaces(
+    plan: SandboxPlan, seat: Seat, scratch: Path, tmpdir: Path, nproc: int | None
+) -> SeatNamespaces:
+    """The seat's namespaces, its scratch tmpfs mounted in them; the referee's secrets are
+    hidden from the seat, unless its own program lies there (its uid keeps it out of the
+    files then)."""
+    mine = plan.readable.get(seat, [])
+    hidden = [
+        secret for secret in plan.secrets if not any(paths.contains(secret, path) for path in mine)
+    ]
+    answered = "seccomp" in plan.report.seats[seat] and plan.view is not None
+    return SeatNamespaces(
+        scratch,
+        tmpdir,
+        plan.limits.scratch_mb,
+        nproc,
+        hidden,
+        view=plan.view,
+        sysinfo=SysinfoAnswers(plan.limits.memory_mb) if answered else None,
+    )
+
+
 class SeatJail:
     """What one seat's bot runs under."""
 
@@ -139,27 +161,7 @@ class SeatJail:
         self.namespaces: SeatNamespaces | None = None
         try:
             if "namespaces" in self.layers:  # the scratch tmpfs is mounted in them
-                # Hidden from the seat, unless its own program lies there (its uid keeps it
-                # out of the files then).
-                mine = plan.readable.get(seat, [])
-                hidden = [
-                    secret
-                    for secret in plan.secrets
-                    if not any(paths.contains(secret, path) for path in mine)
-                ]
-                self.namespaces = SeatNamespaces(
-                    scratch,
-                    self.tmpdir,
-                    self.limits.scratch_mb,
-                    self.nproc,
-                    hidden,
-                    view=plan.view,
-                    sysinfo=(
-                        SysinfoAnswers(self.limits.memory_mb)
-                        if "seccomp" in self.layers and plan.view is not None
-                        else None
-                    ),
-                )
+                self.namespaces = _seat_namespaces(plan, seat, scratch, self.tmpdir, self.nproc)
             elif "tmpfs" in self.layers:
                 self.mounted = True  # first: an interrupt just after the mount must undo it
                 Reaper.get().watch(MOUNT, scratch)
