@@ -1,7 +1,9 @@
 #!/bin/sh
 # What the tests need from Debian's packages, installed when missing: headless Chromium and
-# its chromedriver for the browser tests (tests/pages/test_viewer_browser.py), and tmux for
-# the tests that play in a terminal as a person does (tests/human/test_play_tmux.py).
+# its chromedriver for the browser tests (tests/pages/test_viewer_browser.py), tmux for
+# the tests that play in a terminal as a person does (tests/human/test_play_tmux.py), and
+# the compilers and runtimes of the bots entrants bring (tests/sandbox/test_runtime_matrix.py:
+# C, C++, Rust, Go with cgo, Java 17, node).
 # It never fails the command it is part of: where a tool cannot be installed (no apt-get, no
 # root), it writes why to tests/.<tool>-unavailable and those tests skip with that reason;
 # without that file, a tool missing under CI fails them (a broken install must not pass as a
@@ -14,7 +16,7 @@ fi
 UPDATED=""
 
 # install TOOL PACKAGE... : the packages, unless every command they give is here already
-# (the commands are the package names but for chromium-driver, which gives chromedriver).
+# (the commands are the package names but for those the case below names).
 install() {
     tool="$1"
     shift
@@ -22,8 +24,13 @@ install() {
     rm -f "$mark"
     missing=""
     for package in "$@"; do
-        command="$package"
-        [ "$package" = "chromium-driver" ] && command="chromedriver"
+        case "$package" in
+            chromium-driver) command="chromedriver" ;;
+            golang-go) command="go" ;;
+            openjdk-17-jdk-headless) command="javac" ;;
+            nodejs) command="node" ;;
+            *) command="$package" ;;
+        esac
         command -v "$command" >/dev/null 2>&1 || missing="$missing $package"
     done
     [ -z "$missing" ] && return 0
@@ -50,4 +57,10 @@ install() {
 
 install browser chromium chromium-driver
 install tmux tmux
+install gcc gcc
+install g++ g++
+install rustc rustc
+install go golang-go
+install javac openjdk-17-jdk-headless
+install node nodejs
 exit 0

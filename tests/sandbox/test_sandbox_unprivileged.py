@@ -10,63 +10,28 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import shutil
-import site
-import subprocess
 import sys
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from support.unprivileged import (
+    ROOT,
+    SYSTEM_PYTHON,
+    nobodys_folder,
+    referee_as_nobody,
+    why_not,
+)
 
-import referee
-from referee.sandbox.layers import available
-from referee.sandbox.paths import unreadable_by_others
-
-ROOT = Path(referee.__file__).resolve().parent.parent
 BOTS = Path(__file__).resolve().parents[1] / "bots"
-SYSTEM_PYTHON = "/usr/bin/python3"
-NOBODY = 65534
-PATHS = [str(ROOT), *site.getsitepackages()]
 
-
-def _why_not() -> str | None:
-    if os.geteuid() != 0:
-        return "the test needs root to drop to another uid"
-    if not os.path.exists(SYSTEM_PYTHON):
-        return f"no {SYSTEM_PYTHON} that another uid could run"
-    if available()["landlock"] is not None:
-        return f"no Landlock: {available()['landlock']}"
-    for path in [SYSTEM_PYTHON, *(os.path.join(p, "x") for p in PATHS)]:
-        blocked = unreadable_by_others([SYSTEM_PYTHON, path])
-        if blocked is not None and os.path.exists(os.path.dirname(path)):
-            return f"another uid cannot reach {blocked[0]} (the checkout or its packages)"
-    check = subprocess.run(
-        [SYSTEM_PYTHON, "-c", f"import sys; sys.path[:0] = {PATHS!r}; import msgspec, trio"],
-        capture_output=True,
-        check=False,
-    )
-    if check.returncode != 0:
-        return f"{SYSTEM_PYTHON} cannot import the referee's packages: {check.stderr[-200:]!r}"
-    return None
-
-
-pytestmark = pytest.mark.skipif(_why_not() is not None, reason=str(_why_not()))
+pytestmark = pytest.mark.skipif(why_not() is not None, reason=str(why_not()))
 
 
 @pytest.fixture
 def workdir() -> Iterator[Path]:
-    """A directory the unprivileged referee owns (pytest's tmp_path is root's alone), with
-    its temporary directory in it."""
-    folder = Path(tempfile.mkdtemp(prefix="texas42-nobody-"))
-    (folder / "tmp").mkdir()
-    for path in (folder, folder / "tmp"):
-        os.chown(path, NOBODY, NOBODY)
-    try:
+    with nobodys_folder() as folder:
         yield folder
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
 
 
 #: Run first in the unprivileged referee to play as on a machine without namespaces.
@@ -74,29 +39,6 @@ WITHOUT_NAMESPACES = (
     "import referee.sandbox.policy as policy; status = dict(policy.available());"
     " status['namespaces'] = 'off for the test'; policy.available = lambda: status"
 )
-
-
-def _referee(
-    workdir: Path, *args: str, target: str = "", first: str = "pass"
-) -> subprocess.CompletedProcess[str]:
-    program = f"import sys; sys.path[:0] = {PATHS!r}; {first}; from referee.cli import app; app()"
-    return subprocess.run(
-        [SYSTEM_PYTHON, "-c", program, *args],
-        user=NOBODY,
-        group=NOBODY,
-        extra_groups=[],
-        cwd=workdir,
-        env={
-            "PATH": "/usr/bin:/bin",
-            "HOME": str(workdir),
-            "ATTACK_TARGET": target,
-            "TMPDIR": str(workdir / "tmp"),  # the scratch roots: this test's alone
-        },
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
 
 
 @pytest.mark.parametrize(
@@ -107,13 +49,13 @@ def _referee(
         ("setsid", "strict"),  # with the sandbox off it escapes: tested as root
     ],
 )  # fmt: skip
-def test_attack_on_an_unprivileged_referee(workdir: Path, attack: str, mode: str) -> None:
+def test_attack_on_an_unprivilegedreferee_as_nobody(workdir: Path, attack: str, mode: str) -> None:
     log = workdir / "logs" / "match.jsonl"
     target = {"read-log": str(log), "list-scratch": "/tmp"}.get(attack, "")
     name = {"read-log": "read-file", "list-scratch": "list-dir"}.get(attack, attack)
     attacker = shlex.join([SYSTEM_PYTHON, str(BOTS / "attacker_bot.py"), "--attack", name])
     random_bot = shlex.join([SYSTEM_PYTHON, str(ROOT / "example_bots" / "random_bot.py")])
-    run = _referee(
+    run = referee_as_nobody(
         workdir, "match", random_bot, attacker, "--log", str(log), "--max-hands", "1",
         "--json", "--sandbox", mode, "--sandbox-env", "ATTACK_TARGET", target=target,
     )  # fmt: skip
@@ -132,7 +74,7 @@ def test_attack_on_an_unprivileged_referee(workdir: Path, attack: str, mode: str
 
 
 def test_strict_needs_no_root(workdir: Path) -> None:
-    run = _referee(workdir, "sandbox", "--json")
+    run = referee_as_nobody(workdir, "sandbox", "--json")
     assert run.returncode == 0, run.stdout + run.stderr
     rows = {row["layer"]: row for row in json.loads(run.stdout)["layers"]}
     assert rows["cgroup"]["works"] is False and "root" in rows["cgroup"]["detail"]
@@ -146,7 +88,7 @@ def _match(workdir: Path, bots: dict[str, list[str]], *options: str, first: str 
     random_bot = [SYSTEM_PYTHON, str(ROOT / "example_bots" / "random_bot.py")]
     commands = [shlex.join(bots.get(seat, random_bot)) for seat in "ABCD"]
     log = workdir / "logs" / "match.jsonl"
-    run = _referee(
+    run = referee_as_nobody(
         workdir, "match", *commands, "--log", str(log), "--max-hands", "1", "--json",
         "--move-timeout", "3", *options, first=first,
     )  # fmt: skip

@@ -1,7 +1,13 @@
-/* Plays the first legal action: a JVM bot, to check the sandbox lets the JVM start. */
+/* Plays the first legal action: a JVM bot, to check the sandbox lets the JVM start. With
+   --sizes it first says on stderr, as one JSON line, the heap and processors the JVM sized
+   itself for. */
 import java.io.*;
 public class FirstLegal {
   public static void main(String[] a) throws Exception {
+    if (a.length > 0 && a[0].equals("--sizes")) {
+      Runtime r = Runtime.getRuntime();
+      System.err.println("{\"heap\":" + r.maxMemory() + ",\"cpus\":" + r.availableProcessors() + "}");
+    }
     BufferedReader in = new BufferedReader(new InputStreamReader(System.in));
     String line;
     while ((line = in.readLine()) != null) {

@@ -1,0 +1,3 @@
+module firstlegal
+
+go 1.19
