@@ -23,6 +23,7 @@ import trio
 
 from referee.match.trace import WireTrace
 from referee.rules import SEATS
+from referee.sandbox.hints import hints
 from referee.sandbox.policy import plan
 from referee.settings import MatchLimits, MatchSettings, SandboxSettings
 from referee.stats import percentile
@@ -47,6 +48,15 @@ def _fix(advice: str, verdict: Verdict) -> str:
     if re.search(r"exit(ed with)? status [1-9]", verdict.detail) or "killed by" in verdict.detail:
         return f"The bot exited here: its stderr (in the detail) says why. {advice}"
     return advice
+
+
+def _hints(context: Context, verdict: Verdict) -> list[str]:
+    """What a bot's stderr suggests its sandbox withheld, when it went away sandboxed."""
+    if verdict.status != "failed" or not verdict.silent or verdict.stderr is None:
+        return []
+    if context.sandbox.off:
+        return []
+    return hints(verdict.stderr.lines, context.command, context.sandbox.settings)
 
 
 def _spanning(findings: Findings, answered: bool) -> dict[str, Verdict]:
@@ -145,6 +155,7 @@ async def _checked(
             fix=_fix(spec.fix, verdicts[spec.name]),
             seats=list(verdicts[spec.name].seats),
             stderr=verdicts[spec.name].stderr,
+            hints=_hints(context, verdicts[spec.name]),
         )
         for spec in CHECKS
     ]

@@ -4,10 +4,13 @@ A bot that reads an environment variable, a file beside it or makes a system cal
 sandbox refuses usually just crashes ("exit status 101"): nothing in its fault says the
 sandbox did it. So the first failed check is run again — with the sandbox off; if it then
 passes, with one kind of refusal lifted at a time (every variable passed, Landlock's file
-allow-list off, seccomp off, then each other layer) — and the first run that passes names
-the cause. A variable or a file is then pinned down: the names the bot's stderr mentions
-first, then (variables) halves of the rest, each confirmed by a run that passes with only
-it allowed; the fix is the option that allows exactly that.
+allow-list off, seccomp off, every limit raised, then each other layer) — and the first run
+that passes names the cause. A variable, a file or a limit is then pinned down: a file the
+referee knows it left out (a library the program loads from elsewhere, ``refusals``) and
+the names the bot's stderr mentions first, then (variables) halves of the rest, each
+confirmed by a run that passes with only it allowed; a limit by raising each alone, then the
+least of its doublings that lets the bot through. The fix is the option that allows exactly
+that.
 
 Running a bot without its sandbox trusts it: ``check-bot --no-diagnose`` leaves this out,
 for a bot you did not write.
@@ -15,6 +18,7 @@ for a bot you did not write.
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Awaitable, Callable
 from typing import Final
 
@@ -28,6 +32,8 @@ from referee.sandbox.hints import denied, named_variables, refused_call, refused
 from referee.sandbox.jail import BOT_ENVIRONMENT
 from referee.sandbox.layers import PROTECTS
 from referee.sandbox.policy import MAY_READ, SandboxPlan, plan
+from referee.sandbox.refusals import Refusal, refusals
+from referee.settings import MatchLimits
 
 from .results import Cause, Diagnosis
 from .session import Findings
@@ -39,6 +45,15 @@ MAX_RUNS: Final = 16
 #: ruleset holds its TCP and scoping rules too), and seccomp's system calls.
 FILES: Final = ("landlock", "landlock-net", "landlock-scope")
 SYSTEM_CALLS: Final = ("seccomp",)
+#: The limits a diagnosis raises: the field of ``MatchLimits``, the option that sets it in
+#: a match, tournament or league, and its unit. CPU time and file sizes do not stop a start.
+LIMITS: Final = (
+    ("memory_mb", "--memory-limit", "MiB of memory"),
+    ("max_processes", "--max-processes", "processes"),
+    ("scratch_mb", "--scratch-limit", "MiB of scratch space"),
+)
+#: The most a limit is raised by (times its bound), in doublings.
+RAISED: Final = 16
 #: What to change when one other layer alone stops the bot.
 _LAYER_FIX: Final = {
     "cgroup": "raise --memory-limit MIB or --max-processes N (the seat's memory and processes)",
@@ -61,13 +76,23 @@ class _Runs:
         self.rerun = rerun
         self.count = 0
 
-    def planned(self, **changes: object) -> SandboxPlan:
+    def planned(self, limits: MatchLimits | None = None, **changes: object) -> SandboxPlan:
         """The check's sandbox planned again with other settings (``mode``, ``env``,
-        ``allow``); ``SandboxRefused`` when that would show the bot the referee's files."""
+        ``allow``) or ``limits``; ``SandboxRefused`` when that would show the bot the
+        referee's files."""
         sandbox = self.context.sandbox
         settings = msgspec.structs.replace(sandbox.settings, **changes)
         commands = dict.fromkeys(SEATS, self.context.command)
-        return plan(settings, sandbox.limits, commands, sandbox.secrets)
+        return plan(settings, limits or sandbox.limits, commands, sandbox.secrets)
+
+    def raised(self, factor: int, *names: str) -> tuple[SandboxPlan, MatchLimits]:
+        """The check's sandbox with the limits ``names`` ``factor`` times their bound (each
+        kept within what ``MatchLimits`` allows)."""
+        limits = self.context.sandbox.limits
+        ceiling = {field: _ceiling(field) for field in names}
+        changed = {field: min(getattr(limits, field) * factor, ceiling[field]) for field in names}
+        raised = msgspec.structs.replace(limits, **changed)
+        return self.planned(limits=raised), raised
 
     @property
     def left(self) -> int:
@@ -136,6 +161,9 @@ async def diagnose(
             "no option allows it: the sandbox refuses that call to every bot (README: the"
             " sandbox's layers, seccomp); the bot must do without it",
         )
+    every = tuple(field for field, _, _ in LIMITS)
+    if await runs.passes(runs.raised(RAISED, *every)[0], "limits"):
+        return await _which_limit(runs, found)
     for layer in _layers(sandbox):
         if layer in (*FILES, *SYSTEM_CALLS) or runs.left <= 0:
             continue
@@ -208,10 +236,15 @@ async def _which_file(
     lines: list[str],
     found: Callable[[Cause, str, str], Diagnosis],
 ) -> Diagnosis:
-    """The file outside the allow-list that lets the bot through: each path its stderr
-    names that exists here, the sandbox does not allow and advice may name (``hints``:
-    beside the bot or under the working directory), tried with ``--sandbox-allow``."""
-    for path in refused_paths(lines, runs.context.command, sandbox.settings):
+    """The file outside the allow-list that lets the bot through, tried with
+    ``--sandbox-allow``: first each file its program needs that the referee left out (a
+    library or loader it chose outside the system's and its own folders: ``refusals``), then
+    each path its stderr names that exists here, the sandbox does not allow and advice may
+    name (``hints``: beside the bot or under the working directory)."""
+    command = runs.context.command
+    left_out = {refusal.path: refusal for refusal in _refusals(command, sandbox)}
+    named = refused_paths(lines, command, sandbox.settings)
+    for path in dict.fromkeys([*left_out, *named]):
         if runs.left <= 0:
             break
         try:
@@ -219,10 +252,10 @@ async def _which_file(
         except SandboxRefused:
             continue  # allowing it would show the bot the referee's files
         if await runs.passes(widened, "files"):
+            refusal = left_out.get(path)
+            why = f", {refusal.what}" if refusal else ", which is outside its allow-list"
             return found(
-                "files",
-                f"it passes when it may read {path}, which is outside its allow-list",
-                f"--sandbox-allow {path}",
+                "files", f"it passes when it may read {path}{why}", f"--sandbox-allow {path}"
             )
     said = next((line for line in lines if denied(line)), None)
     quoted = f' (its stderr: "{said}")' if said else ""
@@ -233,6 +266,58 @@ async def _which_file(
         "--sandbox-allow PATH for each file or folder it reads (name a data file in its"
         " command, or give its absolute path)",
     )
+
+
+def _refusals(command: str, sandbox: SandboxPlan) -> list[Refusal]:
+    """The files ``command``'s program needs that its seat may not use."""
+    try:
+        argv = shlex.split(command)
+    except ValueError:
+        return []
+    return refusals(argv, sandbox.readable.get("A", []))
+
+
+async def _which_limit(runs: _Runs, found: Callable[[Cause, str, str], Diagnosis]) -> Diagnosis:
+    """The limit that stops the bot, once it passes with every one raised: each raised
+    alone, then the least doubling of it that lets the bot through."""
+    limits = runs.context.sandbox.limits
+    for field, option, unit in LIMITS:
+        if runs.left <= 0:
+            break
+        if not await runs.passes(runs.raised(RAISED, field)[0], field):
+            continue
+        bound = getattr(limits, field)
+        needed = bound * RAISED
+        factor = 2
+        while factor < RAISED and runs.left > 0:
+            sandbox, raised = runs.raised(factor, field)
+            if await runs.passes(sandbox, field):
+                needed = getattr(raised, field)
+                break
+            factor *= 2
+        needed = min(needed, _ceiling(field))
+        return found(
+            "limit",
+            f"it passes with {needed} {unit} and not with the {bound} it was given: the"
+            f" {field} limit stops it",
+            f"{option} {needed} where it plays (match, tournament, league), or make the bot"
+            f" need less than {bound} {unit}",
+        )
+    return found(
+        "limit",
+        "it passes with every limit raised together, and with no one of them alone",
+        "raise --memory-limit, --max-processes and --scratch-limit where it plays, or make"
+        " the bot need less",
+    )
+
+
+def _ceiling(field: str) -> int:
+    """The most ``MatchLimits`` allows for ``field``."""
+    info = msgspec.inspect.type_info(MatchLimits)
+    assert isinstance(info, msgspec.inspect.StructType)
+    kind = next(item.type for item in info.fields if item.name == field)
+    assert isinstance(kind, msgspec.inspect.IntType) and kind.le is not None
+    return kind.le
 
 
 def _layers(sandbox: SandboxPlan) -> list[str]:

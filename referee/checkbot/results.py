@@ -14,9 +14,10 @@ from referee.terminal import markup, shown
 
 Status = Literal["passed", "failed", "skipped"]
 #: What made a check fail under the sandbox: not the sandbox at all; a variable it does not
-#: pass; a file outside the allow-list; a system call seccomp refuses; another single layer
-#: (``layer`` names it); or only the sandbox as a whole.
-Cause = Literal["not_sandbox", "environment", "files", "system_call", "layer", "sandbox"]
+#: pass; a file outside the allow-list; a system call seccomp refuses; a limit (memory,
+#: processes, scratch space) too low for it; another single layer (``layer`` names it); or
+#: only the sandbox as a whole.
+Cause = Literal["not_sandbox", "environment", "files", "system_call", "limit", "layer", "sandbox"]
 
 
 class CheckSpec(msgspec.Struct, frozen=True):
@@ -55,6 +56,10 @@ class Check(msgspec.Struct, frozen=True, kw_only=True):
     seats: list[SeatCheck] = []
     #: When it failed: the end of the bot's stderr in that conversation, and its copy's path.
     stderr: StderrTail | None = None
+    #: When it went away sandboxed: what its stderr suggests the sandbox withheld, each with
+    #: the option that may fix it (a library its loader could not map, named by the file the
+    #: referee left out; a variable or a file it names). Guesses: the diagnosis proves them.
+    hints: list[str] = []
 
 
 class Diagnosis(msgspec.Struct, frozen=True, kw_only=True):
@@ -321,6 +326,7 @@ def why_lines(report: CheckReport) -> list[str]:
     for check in report.checks:
         if check.stderr is not None:
             lines += [f"{check.name}:", *stderr_lines(check.stderr)]
+        lines += [f"  {shown(hint)}" for hint in check.hints]
         for seat in check.seats:
             if seat.stderr is not None:
                 lines += [f"{check.name}, seat {seat.seat}:", *stderr_lines(seat.stderr)]

@@ -1,12 +1,14 @@
 """Needs something before it answers ``hello``: an environment variable (``--env NAME``),
 a file (``--file HTAP``, its path backwards) or a TCP socket (``--socket``), saying nothing
-of it with ``--quiet``; or, with ``--crash-at N``, writes ``--lines`` lines of stderr and
+of it with ``--quiet``; memory (``--memory MIB``, touched) or threads (``--threads N``,
+alive); or, with ``--crash-at N``, writes ``--lines`` lines of stderr and
 exits with status 101 at its N-th act (0: before ``ready``), as a Rust bot's panic does.
 Otherwise it plays its first legal action."""
 
 import os
 import socket
 import sys
+import threading
 
 import botlib
 
@@ -19,6 +21,8 @@ arguments.add_argument(
 )
 arguments.add_argument("--socket", action="store_true")
 arguments.add_argument("--quiet", action="store_true", help="exit 1 saying nothing")
+arguments.add_argument("--memory", type=int, default=0, help="MiB to hold before ready")
+arguments.add_argument("--threads", type=int, default=0, help="threads to keep before ready")
 arguments.add_argument("--crash-at", type=int, default=-1)
 arguments.add_argument("--lines", type=int, default=0)
 args = botlib.setup(arguments)
@@ -41,6 +45,12 @@ if args.file:
         book.read()
 if args.socket:
     socket.socket(socket.AF_INET, socket.SOCK_STREAM).close()
+held = bytearray(args.memory << 20)
+for page in range(0, len(held), 4096):
+    held[page] = 1
+waiting = threading.Event()
+for _ in range(args.threads):
+    threading.Thread(target=waiting.wait, daemon=True).start()
 acts = 0
 for message in botlib.messages():
     if message["type"] == "hello":

@@ -6,12 +6,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import msgspec
 import pytest
 from support.bot_commands import RANDOM_BOT, python
+from support.native import RUNTIMES, build, library
 from support.processes import BOTS, referee
 
 from referee.checkbot import CheckReport, check_bot, report_lines
-from referee.settings import SandboxSettings
+from referee.settings import MatchLimits, SandboxSettings
 
 NEEDY = BOTS / "needy_bot.py"
 VARIABLE = "TEXAS42_TEST_MODEL_DIR"
@@ -128,3 +130,55 @@ def test_the_command_line_says_which_option_fixes_it(
     )
     assert quiet.returncode == 1 and "was it the sandbox?" not in quiet.stdout
     assert "without the sandbox" in run.stderr and "without the sandbox" not in quiet.stderr
+
+
+@pytest.mark.parametrize(
+    ("need", "limits", "option", "raised"),
+    [
+        (("--memory", "80"), MatchLimits(memory_mb=64), "--memory-limit", 128),
+        (("--threads", "150"), MatchLimits(max_processes=100), "--max-processes", 200),
+    ],
+)
+def test_a_limit_too_low_is_named_with_the_least_that_lets_the_bot_start(
+    need: tuple[str, ...], limits: MatchLimits, option: str, raised: int
+) -> None:
+    report = checked(python(NEEDY, *need), limits=limits)
+    assert startup_of(report) == "failed"
+    diagnosis = report.diagnosis
+    assert diagnosis is not None and diagnosis.cause == "limit", diagnosis
+    assert diagnosis.fix.startswith(f"{option} {raised} "), diagnosis.fix
+    fixed = checked(
+        python(NEEDY, *need),
+        limits=msgspec.structs.replace(
+            limits, **{"memory_mb" if option == "--memory-limit" else "max_processes": raised}
+        ),
+    )
+    assert startup_of(fixed) == "passed"
+
+
+def test_a_library_left_out_is_named_by_its_file_with_and_without_a_diagnosis(
+    tmp_path: Path,
+) -> None:
+    # Another entrant's folder holds the library the program's RUNPATH names: left out.
+    theirs = library(tmp_path / "bob")
+    program = build(
+        RUNTIMES / "first_legal.c",
+        tmp_path / "alice" / "bot",
+        f"-L{theirs.parent}",
+        "-Wl,--no-as-needed",
+        "-ldemo",
+        f"-Wl,--enable-new-dtags,-rpath,{theirs.parent}",
+    )
+    real = theirs.resolve()
+    quick = checked(str(program), diagnose=False)
+    startup = next(check for check in quick.checks if check.name == "startup")
+    assert startup.status == "failed" and quick.diagnosis is None
+    assert [hint for hint in startup.hints if f"--sandbox-allow {real}" in hint], startup.hints
+    assert f"--sandbox-allow {real}" in "\n".join(report_lines(quick))
+    report = checked(str(program))
+    diagnosis = report.diagnosis
+    assert diagnosis is not None and diagnosis.cause == "files", diagnosis
+    assert diagnosis.fix == f"--sandbox-allow {real}"
+    assert f"which {program} loads by its RUNPATH" in diagnosis.detail
+    fixed = checked(str(program), sandbox=SandboxSettings(allow=(str(real),)))
+    assert startup_of(fixed) == "passed"
