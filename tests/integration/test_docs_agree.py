@@ -1,13 +1,16 @@
 """The documents say one thing each, and say what the code does: the environment a bot
 gets (one list, in PROTOCOL.md), what a sandboxed bot may read (one sentence), every key a
-tournament's TOML file takes, and the time a bot has to exit."""
+tournament's TOML file takes, and the time a bot has to exit.
+
+Each fact is read on the page where it is said (``support.docs`` names them); the checks that
+a fact is said nowhere else run over every page a reader may read."""
 
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import msgspec
+from support.docs import CHECK_BOT, KIT, MATCH, PAGES, PROTOCOL, README, ROOT, TOURNAMENTS
 
 from referee.checkbot import CHECKS
 from referee.cli.options import ENV_HELP
@@ -17,10 +20,8 @@ from referee.sandbox.policy import MAY_READ
 from referee.settings import MatchLimits
 from referee.tournament.config import TournamentOptions
 
-ROOT = Path(__file__).resolve().parents[2]
-README = (ROOT / "README.md").read_text()
-PROTOCOL = (ROOT / "protocol" / "PROTOCOL.md").read_text()
-KIT = (ROOT / "example_bots" / "README.md").read_text()
+#: Every text a reader may read, the protocol's and the kit's included.
+EVERYWHERE = {**PAGES, "protocol/PROTOCOL.md": PROTOCOL, "example_bots/README.md": KIT}
 
 
 def _plain(text: str) -> str:
@@ -42,20 +43,20 @@ def test_protocol_lists_exactly_the_environment_a_bot_gets() -> None:
 
 
 def test_the_environment_is_listed_once() -> None:
-    for text in (README, KIT, ENV_HELP):
-        assert "PYTHONPATH" not in text and "JAVA_HOME" not in text  # they point to the list
+    for name, text in {**PAGES, "the kit's README": KIT, "--sandbox-env's help": ENV_HELP}.items():
+        assert "PYTHONPATH" not in text and "JAVA_HOME" not in text, name  # they point to the list
     assert "protocol/PROTOCOL.md" in ENV_HELP
-    assert "protocol/PROTOCOL.md#processes-and-the-sandbox" in README
+    assert "protocol/PROTOCOL.md#processes-and-the-sandbox" in MATCH  # --sandbox-env's row
 
 
 def test_what_a_sandboxed_bot_may_read_is_said_in_the_same_words() -> None:
     sentence = "A sandboxed bot " + MAY_READ
-    for name, text in (("README", README), ("PROTOCOL", PROTOCOL), ("the kit's README", KIT)):
+    for name, text in (("match", MATCH), ("PROTOCOL", PROTOCOL), ("the kit's README", KIT)):
         assert sentence.lower() in _plain(text).lower(), name
 
 
-def test_readme_names_every_key_of_a_tournament_file() -> None:
-    part = _section(README, "- **TOML.**")
+def test_the_docs_name_every_key_of_a_tournament_file() -> None:
+    part = _section(TOURNAMENTS, "- **TOML.**")
     keys = set(re.findall(r"`([a-z_]+)`", part))
     for field in msgspec.structs.fields(TournamentOptions):
         wanted = field.name if field.name not in ("bot", "match") else None
@@ -68,18 +69,34 @@ def test_readme_names_every_key_of_a_tournament_file() -> None:
 def test_the_time_to_exit_is_the_referees_everywhere() -> None:
     exit_check = next(check for check in CHECKS if check.name == "exit")
     assert f"within {EXIT_GRACE:g} s" in exit_check.title
-    assert f"within {EXIT_GRACE:g} s of `hand_end`" in README
+    assert f"within {EXIT_GRACE:g} s of `hand_end`" in CHECK_BOT  # the exit check's row
     words = _plain(PROTOCOL)
     assert f"waits up to {EXIT_GRACE:g} s for it to exit" in words
     assert f"gets SIGTERM, up to {TERM_GRACE:g} s more, then SIGKILL" in words
-    assert "within 2 s" not in README + PROTOCOL + KIT
+    for name, text in EVERYWHERE.items():
+        assert "within 2 s" not in text, name
 
 
 def test_no_advice_to_open_a_home_directory() -> None:
-    for text in (README, PROTOCOL, KIT):
-        assert "chmod o+rx" not in text and "chmod 755 /root" not in text
+    for name, text in EVERYWHERE.items():
+        assert "chmod o+rx" not in text and "chmod 755 /root" not in text, name
 
 
 def test_readme_says_how_long_the_test_command_takes() -> None:
     quick_start = _section(README, "## Quickstart")
     assert re.search(r"\d+ to \d+ minutes on 2 cores", quick_start)
+
+
+def test_ci_runs_the_readmes_test_command_as_it_stands() -> None:
+    ci = (ROOT / ".ci" / "run").read_text().splitlines()[-1]
+    quick_start = _section(README, "## Quickstart")
+    commands = re.findall(r"```sh\n(.*?)\n```", quick_start, re.DOTALL)
+    assert ci in commands
+    assert commands[0].endswith(".venv/bin/referee match")  # one to play, one to test
+
+
+def test_the_site_shows_the_readmes_quick_start_and_the_readme_stays_short() -> None:
+    assert '--8<-- "README.md:quickstart"' in PAGES["docs/index.md"]
+    for marker in ("start", "end"):
+        assert f"<!-- --8<-- [{marker}:quickstart] -->" in _section(README, "## Quickstart")
+    assert len(README.splitlines()) <= 250  # what it is, the two commands, a map to the docs
