@@ -157,7 +157,7 @@ def test_resume_without_seed_takes_the_seed_from_the_results_file(tmp_path: Path
 
 
 def test_the_example_configuration_loads() -> None:
-    """``example_bots/tournament.toml``, as the README runs it from the repository's root."""
+    """``example_bots/tournament.toml``, as the docs run it from the repository's root."""
     example = ROOT / "example_bots" / "tournament.toml"
     options = read_options(example)
     assert [entrant.name for entrant in options.bot] == ["heuristic", "random"]
