@@ -26,16 +26,16 @@ from referee.errors import LogError, VerificationError
 from referee.record.log import LogFile, read_log
 from referee.record.verify import verify
 from referee.rules.tiles import Seat
-from referee.tally.counting import Uncountable
-from referee.tally.tally import Tally
-from referee.tournament.logs import disagreement, own_log
-from referee.tournament.results import (
+from referee.running.logs import disagreement, own_log
+from referee.running.results import (
     MatchResult,
     ResultsError,
     ResultsHeader,
+    in_plan_order,
     read_results,
 )
-from referee.tournament.standings import in_plan_order
+from referee.tally.counting import Uncountable
+from referee.tally.tally import Tally
 
 Kind = Literal["results", "log"]
 

@@ -3,7 +3,7 @@ results line, keeping the bots that can play many in this process's warm pools, 
 the match in hand when Ctrl-C comes or the tournament process dies.
 
 ``play`` is the one job function: a match is the same whichever machine plays it — same seed,
-same bots, same ``game_digest``. How jobs reach workers is ``referee.tournament.run``'s.
+same bots, same ``game_digest``. How jobs reach workers is ``referee.running.executors``'s.
 """
 
 from __future__ import annotations
@@ -25,13 +25,13 @@ import trio
 from referee.match.outcome import MatchOutcome
 from referee.match.runner import Terminated, interrupted, run_match
 from referee.rules.tiles import Seat
+from referee.running.jobs import MatchJob
+from referee.running.results import MatchResult, result_of
+from referee.running.seating.pool import WarmPool, entrant_key
 from referee.sandbox import resident
 from referee.sandbox.policy import SandboxPlan
 from referee.sandbox.policy import plan as plan_sandbox
-from referee.seating.pool import WarmPool, entrant_key
 from referee.settings import MatchSettings, SandboxSettings
-from referee.tournament.plan import MatchJob
-from referee.tournament.results import MatchResult, result_of
 
 #: Set while this process is not playing a match (see ``stop_with_parent``).
 _IDLE = threading.Event()
@@ -81,7 +81,7 @@ async def _play_job(job: MatchJob) -> MatchOutcome:
         first, second = (
             entrant.name
             + "\0"
-            + entrant_key(job.tournament, entrant.command, job.settings, job.sandbox)
+            + entrant_key(job.competition, entrant.command, job.settings, job.sandbox)
             for entrant in (job.first, job.second)
         )
         keys: dict[Seat, str] = {"A": first, "B": second, "C": first, "D": second}
@@ -110,7 +110,7 @@ def _sandbox_for(
     return plan_sandbox(sandbox, limits, dict(commands), [Path(path) for path in secrets])
 
 
-#: This thread's warm pool (see ``referee.seating.pool``: bots die with their thread), and
+#: This thread's warm pool (see ``referee.running.seating.pool``: bots die with their thread), and
 #: every pool of this process.
 _POOL = threading.local()
 _POOLS: list[WarmPool] = []

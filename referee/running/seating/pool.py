@@ -28,9 +28,9 @@ import trio
 
 from referee.match.process import BotProcess
 from referee.rules.tiles import Seat
+from referee.running.seating.fairness import Kept, choose
 from referee.sandbox.policy import SandboxPlan
 from referee.sandbox.seats import Jails
-from referee.seating.fairness import Kept, choose
 from referee.settings import MatchSettings, SandboxSettings
 
 #: Idle processes kept per entrant. A process plays each deal seed once, and an entrant plays

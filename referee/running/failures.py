@@ -11,7 +11,7 @@ import msgspec
 
 from referee.match.outcome import BotFailure
 from referee.rules.tiles import Seat
-from referee.tournament.results import MatchResult
+from referee.running.results import MatchResult
 
 
 @dataclass(frozen=True)
