@@ -185,7 +185,7 @@ def dask_executor(address: str, jobs: int) -> Iterator[tuple[cf.Executor, int]]:
         slots = sum(client.nthreads().values()) or jobs  # type: ignore[no-untyped-call]
         yield client.get_executor(pure=False), slots  # type: ignore[no-untyped-call]
     finally:
-        with suppress(Exception):  # the cluster's workers outlive the tournament: its bots don't
+        with suppress(Exception):  # the cluster's workers outlive the competition: its bots don't
             client.run(close_pools)
         client.close()  # type: ignore[no-untyped-call]
         if cluster is not None:

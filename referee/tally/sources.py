@@ -2,7 +2,7 @@
 apart by their first line (a results file starts with its ``tournament`` line, a log with its
 ``header`` record), never by their names — and the tally of all of them.
 
-A results file's logs are found as the report finds them (``tournament.logs.own_log``): at
+A results file's logs are found as the report finds them (``running.logs.own_log``): at
 the path each line records, else beside the results file or in its ``logs/``, and only a log
 whose digest is the line's. A log that is missing, unreadable, another match's, cut short,
 whose chain breaks, that says otherwise than its results line or whose moves the rules refuse
