@@ -140,6 +140,30 @@ def stderr_lines(tail: StderrTail, like: str | None = None) -> list[str]:
 PROGRESS_EVERY: Final = 5.0
 
 
+def head_to_head_grid(
+    scores: Mapping[str, Mapping[str, float]],
+    played: Mapping[str, Mapping[str, int]],
+    names: list[str],
+) -> RichTable:
+    """The head-to-head table of a tournament or a league: each row's score against each
+    column over the matches they played (a pair that never met is left blank)."""
+    grid = RichTable(title="Head to head (row's score against column)", header_style="bold")
+    grid.add_column("")
+    for name in names:
+        grid.add_column(markup(name), justify="right")
+    for row in names:
+        cells = []
+        for column in names:
+            if row == column:
+                cells.append("—")
+                continue
+            count = played.get(row, {}).get(column, 0)
+            score = scores.get(row, {}).get(column, 0.0)
+            cells.append(f"{score:g}/{count}" if count else "")
+        grid.add_row(markup(row), *cells)
+    return grid
+
+
 def people_console(stderr: bool = False) -> Console:
     """A console for people. Names, commands, details and paths come from bots and users:
     they are printed through ``markup`` (escaped controls, no rich markup), and emoji codes

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from referee.tournament.worker import close_pools
+from referee.running.worker import close_pools
 
 
 @pytest.fixture(autouse=True)

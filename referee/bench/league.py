@@ -32,8 +32,8 @@ from referee.bench.referee import INSTANT_BOT, PYTHON
 from referee.league.schedule import Rated, next_pair, stable
 from referee.league.standings import standings
 from referee.league.store import MODEL, League
-from referee.tournament.results import MatchResult
-from referee.tournament.standings import rate
+from referee.running.rating import rate
+from referee.running.results import MatchResult
 
 #: The entrants' true strengths, in Elo.
 STRENGTHS: Final = (0, 40, 90, 150, 210, 280, 370, 500)

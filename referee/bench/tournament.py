@@ -28,8 +28,10 @@ from pathlib import Path
 import trio
 
 from referee.bench.referee import INSTANT_BOT, PYTHON, raw_pipe_rate, sample_act_lines
-from referee.tournament.plan import Entrant, MatchJob, TournamentSettings, plan
-from referee.tournament.run import local_executor, run_jobs
+from referee.running.executors import local_executor, run_jobs
+from referee.running.jobs import Entrant, MatchJob
+from referee.running.results import TournamentSettings
+from referee.tournament.plan import plan
 
 #: What warm pools should reach on a 2-core machine (issue targets).
 TARGET_WARM_OVER_FRESH = 5.0

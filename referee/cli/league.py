@@ -239,8 +239,8 @@ def run_command(
     from referee.display import LongWork, people_console
     from referee.errors import LeagueError
     from referee.league.runner import Request, abandon_run, run_league
+    from referee.running.executors import default_jobs
     from referee.terminal import markup
-    from referee.tournament.config import default_jobs
 
     err = people_console(stderr=True)
     if abandon:

@@ -52,8 +52,8 @@ def report_command(
 
     from referee.pages.page import PageError
     from referee.pages.report_command import write_report
+    from referee.running.results import ResultsError
     from referee.tournament.config import TournamentError, sprt_of
-    from referee.tournament.results import ResultsError
 
     err = Console(stderr=True, soft_wrap=True)
     try:

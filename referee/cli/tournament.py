@@ -25,7 +25,8 @@ from referee.cli.options import (
 )
 
 if TYPE_CHECKING:
-    from referee.tournament.plan import Entrant, Format
+    from referee.running.jobs import Entrant
+    from referee.running.results import Format
 
 
 @app.command("tournament")
@@ -173,8 +174,8 @@ def tournament_command(
 
 def _entrant(text: str) -> Entrant:
     """An entrant from ``--bot NAME=COMMAND``."""
+    from referee.running.jobs import Entrant
     from referee.tournament.config import TournamentError
-    from referee.tournament.plan import Entrant
 
     name, sep, command = text.partition("=")
     if not sep or not command.strip():

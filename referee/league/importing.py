@@ -14,9 +14,8 @@ import msgspec
 
 from referee.errors import LeagueError, LogError
 from referee.league.store import FRESH, Entrant, League, now
-from referee.tournament.logs import own_log
-from referee.tournament.results import MatchResult, ResultsError, read_results
-from referee.tournament.standings import in_plan_order
+from referee.running.logs import own_log
+from referee.running.results import MatchResult, ResultsError, in_plan_order, read_results
 
 
 @dataclass(frozen=True)

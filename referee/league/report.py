@@ -15,7 +15,7 @@ from referee.league.store import League
 from referee.pages.page import page, write_page
 from referee.pages.plots import intervals, lines
 from referee.pages.report_page import match_rows
-from referee.tournament.results import MatchResult
+from referee.running.results import MatchResult
 
 #: The most recent matches the page lists, each with its viewer page.
 RECENT: Final = 200

@@ -1,6 +1,6 @@
 """``league run``: duplicate pairs chosen where the ratings are least sure, played as a
-tournament's matches are (the same worker, sandbox, warm bots and fault policy), each result
-written with its ratings in one transaction.
+tournament's matches are (``referee.running``: the same worker, sandbox, warm bots and fault
+policy), each result written with its ratings in one transaction.
 
 A run is recorded before its first pair, and each pair before its first match: killed at
 any moment (``kill -9`` included) and started again with the same request, the run goes on —
@@ -22,14 +22,13 @@ from referee.files import private_directory
 from referee.league.schedule import Rated, next_pair, stable
 from referee.league.store import Entrant, League, now
 from referee.match.commands import problem
+from referee.running import jobs as running
+from referee.running.cluster import ClusterError, check_workers
+from referee.running.confinement import describe_sandbox
+from referee.running.executors import Stopping, executor, run_jobs
+from referee.running.jobs import MatchJob, deal_seed
+from referee.running.results import MatchResult
 from referee.settings import MatchLimits, SandboxSettings
-from referee.tournament import plan as tournament_plan
-from referee.tournament.cluster import check_workers
-from referee.tournament.config import TournamentError
-from referee.tournament.driver import describe_sandbox
-from referee.tournament.plan import MatchJob
-from referee.tournament.results import MatchResult
-from referee.tournament.run import Stopping, executor, run_jobs
 
 
 @dataclass(frozen=True)
@@ -140,7 +139,7 @@ class LeagueRun:
                 )
                 pair = cursor.lastrowid
                 assert pair is not None
-                seed = tournament_plan.deal_seed(self.league.seed, pair, "league")
+                seed = deal_seed(self.league.seed, pair, "league")
                 db.execute("UPDATE pairs SET seed = ? WHERE id = ?", (str(seed), pair))
             for job in self._legs(pair, a, b, seed):
                 planned += 1
@@ -173,8 +172,8 @@ class LeagueRun:
             log = self.logs / f"{match_id}.jsonl"
             yield MatchJob(
                 match_id,
-                tournament_plan.Entrant(name=first.label, command=first.command),
-                tournament_plan.Entrant(name=second.label, command=second.command),
+                running.Entrant(name=first.label, command=first.command),
+                running.Entrant(name=second.label, command=second.command),
                 seed,
                 leg,
                 str(log),
@@ -266,7 +265,7 @@ def run_league(
     if request.dask and request.dask != "local":
         try:
             note = check_workers(request.dask, {e.label: e.command for e in active})
-        except TournamentError as exc:
+        except ClusterError as exc:
             raise LeagueError(str(exc)) from None
         if note is not None:
             say(note)
@@ -274,7 +273,7 @@ def run_league(
         said = describe_sandbox(
             request.sandbox,
             limits_of(league),
-            [tournament_plan.Entrant(name=e.label, command=e.command) for e in active],
+            [running.Entrant(name=e.label, command=e.command) for e in active],
             [league.logs, league.path.resolve()],
         )
     except SandboxRefused as exc:

@@ -26,8 +26,8 @@ from openskill.models import PlackettLuce
 from referee.errors import LeagueError
 from referee.files import Held, writer_lock
 from referee.league import schema
-from referee.tournament.results import MatchResult
-from referee.tournament.standings import rate
+from referee.running.rating import rate
+from referee.running.results import MatchResult
 
 #: The league's rating model: a tournament's (openskill Plackett-Luce), without the drift
 #: (tau 0) that lets a player's skill change between games — a version's program never

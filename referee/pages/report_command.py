@@ -12,9 +12,9 @@ from rich.console import Console
 from referee.display import LongWork
 from referee.pages.page import PageError, write_page
 from referee.pages.report_page import MatchRow, match_pages, report_page
+from referee.running.results import MatchResult, ResultsError, ResultsHeader, read_results
 from referee.tally.summary import summarize
 from referee.tally.tally import Tally
-from referee.tournament.results import MatchResult, ResultsError, ResultsHeader, read_results
 from referee.tournament.standings import Sprt
 
 

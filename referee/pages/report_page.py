@@ -20,21 +20,14 @@ from referee.pages.page import PageError, page, write_page
 from referee.pages.plots import intervals, lines, rates_by_category
 from referee.record.log import LogFile
 from referee.record.records import split_counts
+from referee.running.logs import disagreement, own_log
+from referee.running.results import MatchResult, ResultsHeader, in_plan_order
 from referee.tally.counting import Uncountable
 from referee.tally.summary import Summary, bid_label, bid_order
 from referee.tally.tables import inputs_lines, tables
 from referee.tally.tally import Tally
-from referee.tournament.logs import disagreement, own_log
 from referee.tournament.plan import pairings
-from referee.tournament.results import MatchResult, ResultsHeader
-from referee.tournament.standings import (
-    Sprt,
-    in_plan_order,
-    pair_scores,
-    played,
-    rating_history,
-    standings,
-)
+from referee.tournament.standings import Sprt, pair_scores, played, rating_history, standings
 
 
 @dataclass(frozen=True)

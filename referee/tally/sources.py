@@ -2,7 +2,7 @@
 apart by their first line (a results file starts with its ``tournament`` line, a log with its
 ``header`` record), never by their names — and the tally of all of them.
 
-A results file's logs are found as the report finds them (``tournament.logs.own_log``): at
+A results file's logs are found as the report finds them (``running.logs.own_log``): at
 the path each line records, else beside the results file or in its ``logs/``, and only a log
 whose digest is the line's. A log that is missing, unreadable, another match's, cut short,
 whose chain breaks, that says otherwise than its results line or whose moves the rules refuse
@@ -26,16 +26,16 @@ from referee.errors import LogError, VerificationError
 from referee.record.log import LogFile, read_log
 from referee.record.verify import verify
 from referee.rules.tiles import Seat
-from referee.tally.counting import Uncountable
-from referee.tally.tally import Tally
-from referee.tournament.logs import disagreement, own_log
-from referee.tournament.results import (
+from referee.running.logs import disagreement, own_log
+from referee.running.results import (
     MatchResult,
     ResultsError,
     ResultsHeader,
+    in_plan_order,
     read_results,
 )
-from referee.tournament.standings import in_plan_order
+from referee.tally.counting import Uncountable
+from referee.tally.tally import Tally
 
 Kind = Literal["results", "log"]
 

@@ -24,8 +24,8 @@ import msgspec
 
 from referee.record.log import LogFile
 from referee.rules.tiles import OPPONENTS_OF, PARTNERSHIP_OF, SEATS, Partnership, Seat
+from referee.running.results import MatchResult, ResultsHeader
 from referee.tally.counting import PHASES, ContractKey, LogCounts, Phase, count_log
-from referee.tournament.results import MatchResult, ResultsHeader
 
 #: How a complete duplicate pair went, for the pairing's first entrant; or ``incomplete``.
 PairOutcome = Literal["first_won_both", "split", "second_won_both", "unfinished", "incomplete"]

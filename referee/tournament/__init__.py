@@ -1,1 +1,2 @@
-"""Tournaments: many matches in duplicate, in parallel or on a Dask cluster, with standings."""
+"""Tournaments, one competition format: round robin or gauntlet in duplicate, with standings
+and the SPRT; its matches are played by ``referee.running``."""

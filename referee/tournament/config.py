@@ -8,7 +8,6 @@ refused in one line before any file is made.
 from __future__ import annotations
 
 import math
-import os
 import secrets
 import tomllib
 from pathlib import Path
@@ -18,9 +17,11 @@ import msgspec
 
 from referee.match.commands import problem
 from referee.rules.deal import check_seed
+from referee.running.executors import default_jobs
+from referee.running.jobs import Entrant
+from referee.running.results import Format, TournamentSettings, read_results
 from referee.settings import MatchLimits, SandboxMode, SandboxSettings
-from referee.tournament.plan import Entrant, Format, TournamentSettings, check_entrants
-from referee.tournament.results import read_results
+from referee.tournament.plan import check_entrants
 from referee.tournament.standings import Sprt
 
 #: Where the results go when neither the file nor the command line says.
@@ -76,12 +77,6 @@ class TournamentConfig(msgspec.Struct, frozen=True, kw_only=True):
     report: bool = False
     #: Play only the matches missing from an existing results file.
     resume: bool = False
-
-
-def default_jobs() -> int:
-    """One match per core: a match has one bot thinking at a time, so a core per match keeps
-    parallel load from slowing any bot's answers."""
-    return max(1, len(os.sched_getaffinity(0)))
 
 
 def read_options(path: Path) -> TournamentOptions:

@@ -8,20 +8,18 @@ from __future__ import annotations
 import signal
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from referee.errors import SandboxRefused
 from referee.files import private_directory
-from referee.rules.tiles import SEATS
-from referee.sandbox.policy import plan as plan_sandbox
-from referee.settings import MatchLimits, SandboxSettings
-from referee.tournament.cluster import check_workers
-from referee.tournament.config import TournamentConfig, TournamentError, default_jobs
-from referee.tournament.failures import failure_kinds, new_failures, only_first_tails
+from referee.running.cluster import ClusterError, check_workers
+from referee.running.confinement import describe_sandbox
+from referee.running.executors import Stopping, default_jobs, executor, run_jobs
+from referee.running.failures import failure_kinds, new_failures, only_first_tails
+from referee.running.jobs import MatchJob
+from referee.running.results import MatchResult, ResultsFile, refuse_used_logs
+from referee.tournament.config import TournamentConfig, TournamentError
 from referee.tournament.output import Ending, SprtState, TournamentOutput
-from referee.tournament.plan import Entrant, MatchJob, plan
-from referee.tournament.results import MatchResult, ResultsFile, refuse_used_logs
-from referee.tournament.run import Stopping, executor, run_jobs
+from referee.tournament.plan import plan
 from referee.tournament.standings import pair_scores, standings
 
 #: Writes the HTML report of the tournament's results, and returns the lines to say of it.
@@ -48,7 +46,10 @@ def run(
     said = decide_sandbox(config)  # strict refuses before any file is made
     if config.dask and config.dask != "local":  # a local cluster's workers run from here
         commands = {entrant.name: entrant.command for entrant in config.settings.entrants}
-        note = check_workers(config.dask, commands)
+        try:
+            note = check_workers(config.dask, commands)
+        except ClusterError as exc:
+            raise TournamentError(str(exc)) from None
         if note is not None:
             said.append(note)
     results_file = _open_results(config)
@@ -128,33 +129,15 @@ def decide_sandbox(config: TournamentConfig) -> list[str]:
         raise TournamentError(str(exc)) from None
 
 
-def describe_sandbox(
-    sandbox: SandboxSettings, limits: MatchLimits, entrants: list[Entrant], secrets: list[Path]
-) -> list[str]:
-    """One line per distinct sandbox the entrants' bots get (tournament and league);
-    ``SandboxRefused``, naming the entrant, when one cannot be had as asked."""
-    lines: dict[str, list[str]] = {}
-    said: list[str] = []
-    for entrant in entrants:
-        try:
-            decided = plan_sandbox(sandbox, limits, dict.fromkeys(SEATS, entrant.command), secrets)
-        except SandboxRefused as exc:
-            raise SandboxRefused(f"{entrant.name}: {exc}") from None
-        summary = decided.report.summary().replace("for A, B, C, D", "").replace("  ", " ")
-        lines.setdefault(summary, []).append(entrant.name)
-    for summary, names in lines.items():
-        who = f" ({', '.join(names)})" if len(lines) > 1 else ""
-        said.insert(0, summary.replace(":", who + ":", 1))
-    return said
-
-
 def _open_results(config: TournamentConfig) -> ResultsFile:
     """The results file, new or resumed, and the logs directory (the operator's alone)."""
     try:
         private_directory(config.logs)
+        jobs = plan(config.settings, config.logs)
         if not config.results.exists() or config.results.stat().st_size == 0:  # a new one
-            refuse_used_logs(plan(config.settings, config.logs))
-        return ResultsFile.open(config.results, config.settings, config.resume)
+            refuse_used_logs(jobs)
+        planned = {job.match_id for job in jobs}
+        return ResultsFile.open(config.results, config.settings, planned, config.resume)
     except OSError as exc:
         raise TournamentError(f"{exc.filename}: {exc.strerror or exc}") from None
     except ValueError as exc:

@@ -11,9 +11,9 @@ from typing import Any, Protocol
 
 import msgspec
 
+from referee.running.failures import FailureKind
+from referee.running.results import MatchResult
 from referee.settings import SandboxSettings
-from referee.tournament.failures import FailureKind
-from referee.tournament.results import MatchResult
 from referee.tournament.standings import Sprt, Standings, pair_scores, played
 
 

@@ -21,8 +21,9 @@ import msgspec
 from openskill.models import PlackettLuce
 
 from referee.record.records import split_counts
+from referee.running.rating import rate
+from referee.running.results import MatchResult, in_plan_order
 from referee.stats import wilson_interval
-from referee.tournament.results import MatchResult
 
 
 class Standing(msgspec.Struct, frozen=True):
@@ -134,12 +135,6 @@ def standings(names: list[str], results: list[MatchResult]) -> Standings:
     return Standings(table, h2h, h2h_n)
 
 
-def in_plan_order(results: list[MatchResult]) -> list[MatchResult]:
-    """Results in the plan's order (seed by seed, pairing by pairing), never in the order
-    parallel matches happened to finish."""
-    return sorted(results, key=lambda result: (result.number, result.match_id))
-
-
 def played(results: list[MatchResult]) -> list[MatchResult]:
     """The results of matches played: all but the void ones."""
     return [result for result in results if not result.void]
@@ -154,29 +149,6 @@ def _rate(model: PlackettLuce, ratings: dict[str, Any], result: MatchResult) -> 
     )
     ratings[a] = model.rating(mu=mu_a, sigma=sigma_a, name=a)
     ratings[b] = model.rating(mu=mu_b, sigma=sigma_b, name=b)
-
-
-def rate(
-    first: tuple[float, float],
-    second: tuple[float, float],
-    first_won: bool | None,
-    model: PlackettLuce | None = None,
-) -> tuple[tuple[float, float], tuple[float, float]]:
-    """Two (mu, sigma) ratings after one match between them (None: nobody won, a draw):
-    openskill's Plackett-Luce, for tournaments and leagues alike."""
-    model = model or _MODEL
-    ranks: list[float] = [1, 1] if first_won is None else ([1, 2] if first_won else [2, 1])
-    [[a], [b]] = model.rate(
-        [
-            [model.rating(mu=first[0], sigma=first[1])],
-            [model.rating(mu=second[0], sigma=second[1])],
-        ],
-        ranks=ranks,
-    )
-    return (a.mu, a.sigma), (b.mu, b.sigma)
-
-
-_MODEL = PlackettLuce()
 
 
 def rating_history(names: list[str], results: list[MatchResult]) -> list[dict[str, float]]:

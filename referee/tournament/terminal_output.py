@@ -5,17 +5,23 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Final
 
 from rich.console import Group
 from rich.live import Live
 from rich.table import Table
 
-from referee.display import LongWork, failure_lines, people_console, print_table
+from referee.display import (
+    LongWork,
+    failure_lines,
+    head_to_head_grid,
+    people_console,
+    print_table,
+)
+from referee.running.results import MatchResult
 from referee.terminal import json_text, markup
 from referee.tournament.output import Ending
-from referee.tournament.results import MatchResult
 from referee.tournament.standings import Standings, standings
 
 #: Kinds of failure whose first case is shown with its bot's stderr at the end.
@@ -131,30 +137,6 @@ def standings_table(table: Standings, live: bool) -> Table:
 def head_to_head_table(table: Standings, names: list[str]) -> Table:
     """Each entrant's score against each other, of the matches they played."""
     return head_to_head_grid(table.head_to_head, table.head_to_head_matches, names)
-
-
-def head_to_head_grid(
-    scores: Mapping[str, Mapping[str, float]],
-    played: Mapping[str, Mapping[str, int]],
-    names: list[str],
-) -> Table:
-    """The head-to-head table of a tournament or a league: each row's score against each
-    column over the matches they played (a pair that never met is left blank)."""
-    grid = Table(title="Head to head (row's score against column)", header_style="bold")
-    grid.add_column("")
-    for name in names:
-        grid.add_column(markup(name), justify="right")
-    for row in names:
-        cells = []
-        for column in names:
-            if row == column:
-                cells.append("—")
-                continue
-            count = played.get(row, {}).get(column, 0)
-            score = scores.get(row, {}).get(column, 0.0)
-            cells.append(f"{score:g}/{count}" if count else "")
-        grid.add_row(markup(row), *cells)
-    return grid
 
 
 def failures_table(ending: Ending) -> Table:

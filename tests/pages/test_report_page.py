@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 
 from referee.cli import app
 from referee.pages.report_page import match_pages, report_page
-from referee.tournament.results import read_results
+from referee.running.results import read_results
 from referee.tournament.standings import Sprt, pair_scores, rating_history, standings
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -17,8 +17,8 @@ import pytest
 from support.bot_commands import RANDOM_BOT
 from support.processes import BOTS, with_marker
 
+from referee.running.results import read_results
 from referee.sandbox.layers import available
-from referee.tournament.results import read_results
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -20,10 +20,11 @@ from typing import Any
 import msgspec
 
 from referee.rules.tiles import SEATS, Seat
+from referee.running.jobs import Entrant, MatchJob
+from referee.running.results import MatchResult, ResultsHeader, TournamentSettings, read_results
 from referee.settings import MatchLimits
 from referee.tournament.output import Ending
-from referee.tournament.plan import Entrant, MatchJob, TournamentSettings, plan
-from referee.tournament.results import MatchResult, ResultsHeader, read_results
+from referee.tournament.plan import plan
 from support.processes import referee
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -81,6 +82,11 @@ def settings_of(
         format=format,
         limits=limits or MatchLimits(),
     )
+
+
+def planned(settings: TournamentSettings) -> set[str]:
+    """The match ids of the tournament's plan, as the driver gives them to ``ResultsFile``."""
+    return {job.match_id for job in plan(settings, Path())}
 
 
 def result_line(

@@ -22,11 +22,11 @@ from typer.testing import CliRunner
 from referee.cli import app
 from referee.record.log import read_log
 from referee.record.records import HandEndRecord
+from referee.running.results import read_results
 from referee.tally.sources import tally_paths
 from referee.tally.summary import summarize
 from referee.tally.tables import tables
 from referee.tally.terminal import print_summary
-from referee.tournament.results import read_results
 
 
 def stats(*arguments: str, env: dict[str, str] | None = None) -> tuple[int, str, str]:

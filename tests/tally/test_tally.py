@@ -16,10 +16,10 @@ from support.tournaments import result_line, settings_of
 
 from referee.record.log import parse_log
 from referee.record.records import HandEndRecord
+from referee.running.results import ResultsHeader
 from referee.stats import wilson_interval
 from referee.tally.summary import summarize
 from referee.tally.tally import Tally
-from referee.tournament.results import ResultsHeader
 
 
 def _header(*names: str) -> ResultsHeader:

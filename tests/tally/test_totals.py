@@ -18,9 +18,9 @@ from support.tournaments import result_line, settings_of
 from referee.record.log import parse_log
 from referee.record.records import HandEndRecord
 from referee.rules import AllTricksBid, Seat
+from referee.running.results import MatchResult, ResultsHeader
 from referee.tally.summary import ContractLine, EntrantSummary, summarize
 from referee.tally.tally import Tally
-from referee.tournament.results import MatchResult, ResultsHeader
 
 #: Who sits where: two entrants either way round, or four bots by their own names.
 SEATINGS: dict[str, dict[Seat, str] | None] = {

@@ -13,19 +13,17 @@ from support.tournaments import (
     PYTHON,
     ROOT,
     entrants_of,
+    planned,
     settings_of,
     tournament_cli,
 )
 
+from referee.running.executors import default_jobs
+from referee.running.jobs import Entrant
+from referee.running.results import ResultsFile, read_results
 from referee.settings import MatchLimits, SandboxSettings
-from referee.tournament.config import (
-    TournamentOptions,
-    configure,
-    default_jobs,
-    read_options,
-)
-from referee.tournament.plan import Entrant, plan
-from referee.tournament.results import ResultsFile, read_results
+from referee.tournament.config import TournamentOptions, configure, read_options
+from referee.tournament.plan import plan
 from referee.tournament.standings import Sprt
 
 pytestmark = pytest.mark.usefixtures("commands_may_start")
@@ -150,7 +148,7 @@ def test_sandbox_paths_and_variables_come_from_both_the_file_and_the_command_lin
 def test_resume_without_seed_takes_the_seed_from_the_results_file(tmp_path: Path) -> None:
     results = tmp_path / "results.jsonl"
     settings = settings_of(("a", "b"), seeds=2, seed=987654321)
-    ResultsFile.open(results, settings, resume=False).close()
+    ResultsFile.open(results, settings, planned(settings), resume=False).close()
     options = TournamentOptions(bot=entrants_of("a", "b"), seeds=2, results=str(results))
     resumed = configure(options, resume=True).settings
     assert resumed.seed == 987654321 and resumed.fingerprint() == settings.fingerprint()

@@ -17,8 +17,7 @@ from pathlib import Path
 import pytest
 from support.processes import referee
 
-from referee.tournament import cluster as cluster_module
-from referee.tournament.config import TournamentError
+from referee.running import cluster as cluster_module
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -115,7 +114,7 @@ def test_commands_that_every_worker_can_start_are_played(tmp_path: Path, cluster
 def test_an_unreachable_scheduler_is_a_usage_mistake(monkeypatch: pytest.MonkeyPatch) -> None:
     pytest.importorskip("distributed")
     monkeypatch.setattr(cluster_module, "CONNECT_TIMEOUT", 1)
-    with pytest.raises(TournamentError) as raised:
+    with pytest.raises(cluster_module.ClusterError) as raised:
         cluster_module.check_workers("tcp://127.0.0.1:9", {"a": "python3 x.py"})
     assert str(raised.value).startswith("cannot reach the Dask scheduler at tcp://127.0.0.1:9: ")
     assert str(raised.value).endswith(
@@ -134,7 +133,7 @@ def test_a_worker_that_cannot_run_the_check_is_a_usage_mistake(
     monkeypatch.setattr(cluster_module, "commands_here", broken)
     with (
         distributed.LocalCluster(n_workers=1, processes=False, dashboard_address=None) as local,
-        pytest.raises(TournamentError) as raised,
+        pytest.raises(cluster_module.ClusterError) as raised,
     ):
         cluster_module.check_workers(local.scheduler_address, {"a": "python3 x.py"})
     assert "could not check the bot commands (ModuleNotFoundError" in str(raised.value)

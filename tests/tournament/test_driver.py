@@ -23,10 +23,11 @@ from support.tournaments import (
     umask,
 )
 
+from referee.running.jobs import MatchJob
+from referee.running.results import MatchResult
 from referee.tournament import driver
 from referee.tournament.config import TournamentError, TournamentOptions, configure
-from referee.tournament.plan import MatchJob, deal_seeds
-from referee.tournament.results import MatchResult
+from referee.tournament.plan import deal_seeds
 
 pytestmark = pytest.mark.usefixtures("commands_may_start")
 

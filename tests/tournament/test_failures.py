@@ -16,8 +16,8 @@ from support.tournaments import result_line
 from referee.match.outcome import BotFailure
 from referee.match.process import StderrTail
 from referee.record.sandbox import SandboxReport
-from referee.tournament.failures import failure_kinds, new_failures, only_first_tails
-from referee.tournament.results import read_results
+from referee.running.failures import failure_kinds, new_failures, only_first_tails
+from referee.running.results import read_results
 
 
 def _failed(result_args: dict[str, object], seat: str, reason: str) -> object:

@@ -26,10 +26,10 @@ from support.tournaments import (
 )
 
 from referee.record.log import read_log
+from referee.running.results import read_results
 from referee.tournament.plan import (
     plan,
 )
-from referee.tournament.results import read_results
 
 
 @dataclass

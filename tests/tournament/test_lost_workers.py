@@ -21,10 +21,11 @@ import pytest
 from support.tournaments import INSTANT, PYTHON, entrants_of, made_up_jobs, mode, result_of
 
 from referee.record.log import read_log
-from referee.tournament.plan import MatchJob, TournamentSettings, plan
-from referee.tournament.results import read_results
-from referee.tournament.run import MAX_ATTEMPTS, WorkerLost, WorkerPool, run_jobs
-from referee.tournament.worker import play, stop_with_parent
+from referee.running.executors import MAX_ATTEMPTS, WorkerLost, WorkerPool, run_jobs
+from referee.running.jobs import MatchJob
+from referee.running.results import TournamentSettings, read_results
+from referee.running.worker import play, stop_with_parent
+from referee.tournament.plan import plan
 
 
 def _start(

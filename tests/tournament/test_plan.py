@@ -17,6 +17,7 @@ from support.tournaments import (
 
 from referee.rules.deal import deal, first_dealer
 from referee.rules.tiles import SEATS
+from referee.running.results import read_results
 from referee.settings import MatchLimits as Limits
 from referee.tournament.plan import (
     check_entrants,
@@ -24,7 +25,6 @@ from referee.tournament.plan import (
     pairings,
     plan,
 )
-from referee.tournament.results import read_results
 
 
 def test_round_robin_plays_every_pair_and_gauntlet_the_first_against_each_other() -> None:

@@ -15,14 +15,11 @@ from support.tournaments import (
 from referee.record.log import read_log
 from referee.record.records import DealRecord
 from referee.rules.deal import deal, first_dealer
-from referee.tournament.plan import (
-    Entrant,
-    TournamentSettings,
-    plan,
-)
-from referee.tournament.results import MatchResult, read_results
-from referee.tournament.run import local_executor, run_jobs
-from referee.tournament.worker import play
+from referee.running.executors import local_executor, run_jobs
+from referee.running.jobs import Entrant
+from referee.running.results import MatchResult, TournamentSettings, read_results
+from referee.running.worker import play
+from referee.tournament.plan import plan
 
 
 def test_the_two_legs_play_the_same_deals_with_the_bots_swapped(tmp_path: Path) -> None:

@@ -16,7 +16,7 @@ from support.tournaments import (
     tournament_cli,
 )
 
-from referee.tournament.results import read_results
+from referee.running.results import read_results
 from referee.tournament.standings import Sprt, pair_scores
 
 

@@ -11,8 +11,8 @@ from support.tournaments import (
     result_line,
 )
 
+from referee.running.results import MatchResult
 from referee.stats import wilson_interval
-from referee.tournament.results import MatchResult
 from referee.tournament.standings import pair_scores, rating_history, standings
 
 

@@ -13,8 +13,10 @@ from typing import Any
 
 from support.tournaments import result_of
 
-from referee.tournament.plan import Entrant, MatchJob, TournamentSettings, plan
-from referee.tournament.run import run_jobs
+from referee.running.executors import run_jobs
+from referee.running.jobs import Entrant, MatchJob
+from referee.running.results import TournamentSettings
+from referee.tournament.plan import plan
 
 
 class _Threads(cf.Executor):

@@ -10,12 +10,14 @@ import trio
 from support.processes import gone, many_bot, with_marker
 
 from referee.match.runner import run_match
+from referee.running import worker
+from referee.running.jobs import Entrant, MatchJob
+from referee.running.results import TournamentSettings
+from referee.running.seating.pool import WarmPool
 from referee.sandbox.jail import SeatJail
 from referee.sandbox.policy import plan as plan_sandbox
-from referee.seating.pool import WarmPool
 from referee.settings import MatchSettings, SandboxSettings
-from referee.tournament import worker
-from referee.tournament.plan import Entrant, MatchJob, TournamentSettings, plan
+from referee.tournament.plan import plan
 
 
 def jobs(tmp_path: Path, marker: str) -> list[MatchJob]:

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import cast
 
 from referee.match.process import BotProcess
-from referee.seating import pool as pool_module
-from referee.seating.fairness import Kept, choose
-from referee.seating.pool import WarmPool
+from referee.running.seating import pool as pool_module
+from referee.running.seating.fairness import Kept, choose
+from referee.running.seating.pool import WarmPool
 
 
 def kept(name: str, *pairs: str, idle_since: float = 0.0) -> Kept:

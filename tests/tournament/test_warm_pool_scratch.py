@@ -10,8 +10,8 @@ import pytest
 from support.processes import many_bot, with_marker
 from support.tournaments import seatings, warm_tournament
 
+from referee.running.results import read_results
 from referee.sandbox.layers import available
-from referee.tournament.results import read_results
 
 
 @pytest.mark.skipif(available()["tmpfs"] is not None, reason=f"no tmpfs: {available()['tmpfs']}")

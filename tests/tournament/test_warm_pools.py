@@ -19,7 +19,7 @@ from referee.match.startup import bot_seed
 from referee.record.log import read_log
 from referee.record.records import BotReady, DealRecord, FaultRecord
 from referee.record.verify import verify
-from referee.tournament.results import read_results
+from referee.running.results import read_results
 
 THREE = ("--seeds", "3", "--jobs", "1")
 
@@ -243,8 +243,10 @@ def _states(pids: list[int]) -> set[str]:
 def test_a_kept_bot_is_stopped_while_it_waits_and_runs_again_when_lent(tmp_path: Path) -> None:
     """An idle kept process could spend CPU nobody counts, or signal to a match it is not in
     (by its load, its process count): it is stopped until it is lent again."""
-    from referee.tournament import worker
-    from referee.tournament.plan import Entrant, TournamentSettings, plan
+    from referee.running import worker
+    from referee.running.jobs import Entrant
+    from referee.running.results import TournamentSettings
+    from referee.tournament.plan import plan
 
     marker = f"stopped-{tmp_path.name}"
     settings = TournamentSettings(

@@ -10,9 +10,11 @@ The file holds every deal seed, so it is the operator's alone: mode 0600, whatev
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
+from collections.abc import Collection
 from pathlib import Path
-from typing import IO
+from typing import IO, Literal
 
 import msgspec
 
@@ -21,7 +23,24 @@ from referee.match.outcome import BotFailure
 from referee.record.records import Forfeit
 from referee.record.sandbox import SandboxReport
 from referee.rules.tiles import Partnership, Seat
-from referee.tournament.plan import MatchJob, TournamentSettings, plan
+from referee.running.jobs import Entrant, MatchJob
+from referee.settings import MatchLimits
+
+Format = Literal["round-robin", "gauntlet"]
+
+
+class TournamentSettings(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
+    """Everything that decides which matches are played and how: the results file's header."""
+
+    entrants: list[Entrant]
+    seeds: int
+    seed: int
+    format: Format = "round-robin"
+    limits: MatchLimits = MatchLimits()
+
+    def fingerprint(self) -> str:
+        """Stands for these settings: a results file only resumes the tournament it belongs to."""
+        return hashlib.sha256(msgspec.json.encode(self, order="sorted")).hexdigest()[:16]
 
 
 class ResultsHeader(msgspec.Struct, frozen=True, tag_field="type", tag="tournament"):
@@ -103,7 +122,11 @@ class ResultsFile:
         self._lock = -1
 
     @classmethod
-    def open(cls, path: Path, settings: TournamentSettings, resume: bool) -> ResultsFile:
+    def open(
+        cls, path: Path, settings: TournamentSettings, planned: Collection[str], resume: bool
+    ) -> ResultsFile:
+        """The file for the tournament of ``settings``, whose plan holds the match ids
+        ``planned``: new, or (``resume``) the one it began, checked to be its own."""
         if path.is_dir():
             raise ResultsError(
                 f"{path} is a directory: name the results file, e.g. {path / 'results.jsonl'}"
@@ -111,14 +134,19 @@ class ResultsFile:
         path.parent.mkdir(parents=True, exist_ok=True)
         lock = _lock(path)
         try:
-            return cls._open(path, settings, resume, lock)
+            return cls._open(path, settings, planned, resume, lock)
         except BaseException:
             os.close(lock)
             raise
 
     @classmethod
     def _open(
-        cls, path: Path, settings: TournamentSettings, resume: bool, lock: int
+        cls,
+        path: Path,
+        settings: TournamentSettings,
+        planned: Collection[str],
+        resume: bool,
+        lock: int,
     ) -> ResultsFile:
         done: dict[str, MatchResult] = {}
         fingerprint = settings.fingerprint()
@@ -126,7 +154,7 @@ class ResultsFile:
         if exists and not resume:
             raise ResultsError(f"{path} exists: add --resume to complete it, or choose another")
         if exists:
-            done = _read(path, settings)
+            done = _read(path, settings, planned)
         descriptor = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
         # The umask may have taken bits from 0o600 (or, resuming, an older file may give more):
         # set exactly owner read and write. Only another user's file refuses (and is kept).
@@ -193,14 +221,15 @@ def refuse_used_logs(jobs: list[MatchJob]) -> None:
         )
 
 
-def _read(path: Path, settings: TournamentSettings) -> dict[str, MatchResult]:
+def _read(
+    path: Path, settings: TournamentSettings, planned: Collection[str]
+) -> dict[str, MatchResult]:
     header, results = read_results(path)
     if header.fingerprint != settings.fingerprint():
         raise ResultsError(
             f"{path} belongs to another tournament (other entrants, seeds or limits):"
             " resume with the same settings, or choose another --results"
         )
-    planned = {job.match_id for job in plan(settings, Path())}
     stale = next((result.match_id for result in results if result.match_id not in planned), None)
     if stale is not None:  # e.g. the seed-bearing match ids of an older referee
         raise ResultsError(
@@ -213,6 +242,12 @@ def _read(path: Path, settings: TournamentSettings) -> dict[str, MatchResult]:
             stream.truncate(data.rfind(b"\n") + 1)
             os.fsync(stream.fileno())
     return {result.match_id: result for result in results}
+
+
+def in_plan_order(results: list[MatchResult]) -> list[MatchResult]:
+    """Results in the plan's order (seed by seed, pairing by pairing), never in the order
+    parallel matches happened to finish."""
+    return sorted(results, key=lambda result: (result.number, result.match_id))
 
 
 def result_of(job: MatchJob, outcome: object) -> MatchResult:

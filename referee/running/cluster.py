@@ -13,10 +13,13 @@ import socket
 from typing import Final
 
 from referee.match.commands import problem
-from referee.tournament.config import TournamentError
 
 #: Seconds to reach the scheduler before giving up.
 CONNECT_TIMEOUT: Final = 10
+
+
+class ClusterError(ValueError):
+    """The Dask cluster cannot play the competition's matches; the message says what to fix."""
 
 
 def commands_here(commands: dict[str, str]) -> tuple[str, str, dict[str, str]]:
@@ -27,21 +30,21 @@ def commands_here(commands: dict[str, str]) -> tuple[str, str, dict[str, str]]:
 
 
 def check_workers(address: str, commands: dict[str, str]) -> str | None:
-    """``TournamentError`` when a worker of the cluster at ``address`` cannot start an
+    """``ClusterError`` when a worker of the cluster at ``address`` cannot start an
     entrant's command; a note to say when the cluster has no worker yet (nothing checked)."""
     from distributed import Client
 
     try:
         client = Client(address, timeout=CONNECT_TIMEOUT)  # type: ignore[no-untyped-call]
     except (OSError, TimeoutError) as exc:
-        raise TournamentError(
+        raise ClusterError(
             f"cannot reach the Dask scheduler at {address}: {exc}; start it with 'dask"
             " scheduler' and give the address it prints"
         ) from None
     try:
         answers = client.run(commands_here, commands, on_error="return")
     except Exception as exc:  # the scheduler went away, a message could not be sent...
-        raise TournamentError(
+        raise ClusterError(
             f"cannot ask the Dask workers at {address} whether they can start the bots:"
             f" {type(exc).__name__}: {exc}"
         ) from None
@@ -50,7 +53,7 @@ def check_workers(address: str, commands: dict[str, str]) -> str | None:
     broken = [(w, answer) for w, answer in answers.items() if isinstance(answer, BaseException)]
     if broken:
         worker, error = broken[0]
-        raise TournamentError(
+        raise ClusterError(
             f"Dask worker {worker} could not check the bot commands ({type(error).__name__}:"
             f" {error}): is this referee installed there, in the same version?"
         )
@@ -64,7 +67,7 @@ def check_workers(address: str, commands: dict[str, str]) -> str | None:
         worker, (host, directory, problems) = failing[0]
         name, why = next(iter(problems.items()))
         more = f" (and {len(failing) - 1} more workers)" if len(failing) > 1 else ""
-        raise TournamentError(
+        raise ClusterError(
             f"Dask worker {worker} (host {host}, working directory {directory}) cannot start"
             f" entrant {name}: {why}{more}; give the workers the bots at the same paths"
             " (absolute paths are safest), or start each worker in the directory the"

@@ -29,9 +29,9 @@ from typing import Any, Final, ParamSpec, TypeVar
 import msgspec
 
 from referee.match.runner import interrupted, leaf_error
-from referee.tournament.plan import MatchJob
-from referee.tournament.results import MatchResult
-from referee.tournament.worker import close_pools, play, stop_with_parent
+from referee.running.jobs import MatchJob
+from referee.running.results import MatchResult
+from referee.running.worker import close_pools, play, stop_with_parent
 
 #: How many times a match is started before a lost worker process gives it up.
 MAX_ATTEMPTS: Final = 3
@@ -185,7 +185,7 @@ def dask_executor(address: str, jobs: int) -> Iterator[tuple[cf.Executor, int]]:
         slots = sum(client.nthreads().values()) or jobs  # type: ignore[no-untyped-call]
         yield client.get_executor(pure=False), slots  # type: ignore[no-untyped-call]
     finally:
-        with suppress(Exception):  # the cluster's workers outlive the tournament: its bots don't
+        with suppress(Exception):  # the cluster's workers outlive the competition: its bots don't
             client.run(close_pools)
         client.close()  # type: ignore[no-untyped-call]
         if cluster is not None:

@@ -1,5 +1,5 @@
 """Warm pools: the processes of bots that can play many matches, kept between the matches a
-tournament worker plays, and lent again under the fairness rule (``fairness``).
+worker plays, and lent again under the fairness rule (``fairness``).
 
 A pool belongs to one thread (the main thread of a local worker process, each thread of a
 Dask worker): bots die with the thread that started them (their parent-death signal), so
@@ -7,7 +7,7 @@ they are only ever lent to matches that thread plays. An idle process is stopped
 (``BotProcess.pause``) until it is lent again. A pool keeps at most ``PER_ENTRANT`` idle
 processes per entrant and ``TOTAL`` in all (the least recently used go first), and closes a
 process idle for ``IDLE_SECONDS`` (or up to a quarter of it more), so a worker that plays no
-more matches — a Dask worker that outlives its tournament — leaves nothing running for long.
+more matches — a Dask worker that outlives its competition — leaves nothing running for long.
 """
 
 from __future__ import annotations
@@ -28,9 +28,9 @@ import trio
 
 from referee.match.process import BotProcess
 from referee.rules.tiles import Seat
+from referee.running.seating.fairness import Kept, choose
 from referee.sandbox.policy import SandboxPlan
 from referee.sandbox.seats import Jails
-from referee.seating.fairness import Kept, choose
 from referee.settings import MatchSettings, SandboxSettings
 
 #: Idle processes kept per entrant. A process plays each deal seed once, and an entrant plays
@@ -44,9 +44,9 @@ IDLE_SECONDS: Final = 60.0
 
 
 def entrant_key(
-    tournament: str, command: str, settings: MatchSettings, sandbox: SandboxSettings
+    competition: str, command: str, settings: MatchSettings, sandbox: SandboxSettings
 ) -> str:
-    """What a kept process can be lent for: the same tournament, the same command on the
+    """What a kept process can be lent for: the same competition, the same command on the
     same files (a bot edited since it started is started again), under the same limits and
     sandbox (it keeps the bounds it was started with)."""
     limits = msgspec.structs.replace(settings, seed=0)
@@ -56,7 +56,7 @@ def entrant_key(
             with suppress(OSError):
                 stat = os.stat(word)
                 files.append((word, stat.st_mtime_ns, stat.st_size))
-    return msgspec.json.encode((tournament, command, files, limits, sandbox)).decode()
+    return msgspec.json.encode((competition, command, files, limits, sandbox)).decode()
 
 
 class WarmPool:
@@ -208,7 +208,7 @@ class WarmPool:
         trio.run(self.aclose)
 
     def kill_now(self) -> None:
-        """SIGKILL to every process the pool owns, at once (the tournament is gone)."""
+        """SIGKILL to every process the pool owns, at once (the competition is gone)."""
         self._closed.set()
         for bot in self.processes():
             with suppress(OSError):

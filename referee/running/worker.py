@@ -1,9 +1,9 @@
 """What a worker process (here, or on a Dask worker) does: play one match and return its
 results line, keeping the bots that can play many in this process's warm pools, and stopping
-the match in hand when Ctrl-C comes or the tournament process dies.
+the match in hand when Ctrl-C comes or the competition's process dies.
 
 ``play`` is the one job function: a match is the same whichever machine plays it — same seed,
-same bots, same ``game_digest``. How jobs reach workers is ``referee.tournament.run``'s.
+same bots, same ``game_digest``. How jobs reach workers is ``referee.running.executors``'s.
 """
 
 from __future__ import annotations
@@ -25,13 +25,13 @@ import trio
 from referee.match.outcome import MatchOutcome
 from referee.match.runner import Terminated, interrupted, run_match
 from referee.rules.tiles import Seat
+from referee.running.jobs import MatchJob
+from referee.running.results import MatchResult, result_of
+from referee.running.seating.pool import WarmPool, entrant_key
 from referee.sandbox import resident
 from referee.sandbox.policy import SandboxPlan
 from referee.sandbox.policy import plan as plan_sandbox
-from referee.seating.pool import WarmPool, entrant_key
 from referee.settings import MatchSettings, SandboxSettings
-from referee.tournament.plan import MatchJob
-from referee.tournament.results import MatchResult, result_of
 
 #: Set while this process is not playing a match (see ``stop_with_parent``).
 _IDLE = threading.Event()
@@ -81,7 +81,7 @@ async def _play_job(job: MatchJob) -> MatchOutcome:
         first, second = (
             entrant.name
             + "\0"
-            + entrant_key(job.tournament, entrant.command, job.settings, job.sandbox)
+            + entrant_key(job.competition, entrant.command, job.settings, job.sandbox)
             for entrant in (job.first, job.second)
         )
         keys: dict[Seat, str] = {"A": first, "B": second, "C": first, "D": second}
@@ -106,11 +106,11 @@ def _sandbox_for(
     secrets: tuple[str, ...],
 ) -> SandboxPlan:
     """Planned once per worker for each set of bots: it reads the bots' files (milliseconds),
-    and every match of a tournament between the same entrants gets the same answer."""
+    and every match of a competition between the same entrants gets the same answer."""
     return plan_sandbox(sandbox, limits, dict(commands), [Path(path) for path in secrets])
 
 
-#: This thread's warm pool (see ``referee.seating.pool``: bots die with their thread), and
+#: This thread's warm pool (see ``referee.running.seating.pool``: bots die with their thread), and
 #: every pool of this process.
 _POOL = threading.local()
 _POOLS: list[WarmPool] = []
@@ -119,8 +119,8 @@ _AT_EXIT = threading.Event()
 
 def warm_pool() -> WarmPool:
     pool: WarmPool | None = getattr(_POOL, "pool", None)
-    if pool is None or pool.closed:  # closed: the end of a tournament on a Dask cluster
-        if not _AT_EXIT.is_set():  # a Dask worker, or a tournament played in this process
+    if pool is None or pool.closed:  # closed: the end of a competition on a Dask cluster
+        if not _AT_EXIT.is_set():  # a Dask worker, or a competition played in this process
             _AT_EXIT.set()
             atexit.register(close_pools)
         pool = _POOL.pool = WarmPool()
@@ -137,7 +137,7 @@ def close_pools() -> None:
 
 
 async def _play_until_sigint(job: MatchJob) -> MatchOutcome:
-    """``run_match`` in a worker process, stopped by SIGINT (Ctrl-C; or the tournament gone,
+    """``run_match`` in a worker process, stopped by SIGINT (Ctrl-C; or the competition gone,
     see ``stop_with_parent``) as Ctrl-C stops a match — bots closed, log ended
     ``interrupted`` — but always at a checkpoint. (Raised wherever the signal lands, as trio's
     own Ctrl-C handling does, ``KeyboardInterrupt`` can hit code that swallows it, such as an
@@ -166,7 +166,7 @@ def _interrupted_while_idle(signum: int, frame: FrameType | None) -> None:
 
 
 def stop_with_parent() -> None:
-    """In a worker: if the tournament process dies (even by ``kill -9``), stop the match in
+    """In a worker: if the competition's process dies (even by ``kill -9``), stop the match in
     hand as Ctrl-C would — its bots are closed and its log ends — then leave."""
     parent = multiprocessing.parent_process()
     if parent is None:
@@ -185,5 +185,5 @@ def stop_with_parent() -> None:
         os._exit(1)  # nobody is left to take results or give work
 
     threading.Thread(target=watch, name="stop-with-parent", daemon=True).start()
-    # A worker that ends normally (the tournament is over) closes its kept bots first.
+    # A worker that ends normally (the competition is over) closes its kept bots first.
     multiprocessing.util.Finalize(None, close_pools, exitpriority=100)

@@ -1,4 +1,4 @@
-"""Why entrants' bots failed in a tournament: each kind of fault of each entrant once, with
+"""Why entrants' bots failed in a competition: each kind of fault of each entrant once, with
 the first match it happened in and that bot's stderr, so that a crash's cause is read where
 the standings are, not dug out of a thousand logs."""
 
@@ -11,7 +11,7 @@ import msgspec
 
 from referee.match.outcome import BotFailure
 from referee.rules.tiles import Seat
-from referee.tournament.results import MatchResult
+from referee.running.results import MatchResult
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from pathlib import Path
 from referee.errors import LogError
 from referee.record.log import LogFile, read_log
 from referee.record.records import MatchEndRecord
-from referee.tournament.results import MatchResult
+from referee.running.results import MatchResult
 
 
 def own_log(result: MatchResult, results_file: Path) -> tuple[Path, LogFile]:
