@@ -36,7 +36,8 @@
                 └── ProcessLimit
 
 The class name of an illegal action or a bot error is also its *reason code*: ``reason_code`` turns
-``MustFollowSuit`` into ``"must_follow_suit"``, the string written to logs and sent to bots.
+``MustFollowSuit`` into ``"must_follow_suit"``, the string written to logs and sent to bots;
+``reasons(Rejection)`` is every rejection's code, so a list of them is never kept by hand.
 """
 
 from __future__ import annotations
@@ -216,6 +217,13 @@ def reason_code(error: type[BaseException] | BaseException) -> str:
     if isinstance(code, str):
         return code
     return re.sub(r"(?<!^)(?=[A-Z])", "_", cls.__name__).lower()
+
+
+def reasons(base: type[BaseException]) -> frozenset[str]:
+    """The reason codes of every kind under ``base`` (``Rejection``: ``invalid_utf8``,
+    ``invalid_json``, ``bad_message``, ``illegal_action``), at any depth."""
+    kinds = base.__subclasses__()
+    return frozenset(map(reason_code, kinds)).union(*map(reasons, kinds))
 
 
 class LeagueError(RefereeError, ValueError):

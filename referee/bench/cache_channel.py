@@ -52,6 +52,7 @@ import trio
 from referee.match.runner import run_match, stderr_path
 from referee.record.log import read_log
 from referee.record.records import DealRecord
+from referee.record.sandbox import Layer
 from referee.rules.tiles import TILES, Seat
 from referee.sandbox import paths, resident
 from referee.sandbox.policy import plan
@@ -211,7 +212,8 @@ class Bench:
         else:
             resident.release()  # what an earlier resident trial pinned in this process
             seats = {
-                s: [x for x in on if x != "page-cache"] for s, on in sandbox.report.seats.items()
+                s: [x for x in on if x != Layer.PAGE_CACHE]
+                for s, on in sandbox.report.seats.items()
             }
             sandbox.report = msgspec.structs.replace(sandbox.report, seats=seats)
         await run_match(settings, commands, log, sandbox)

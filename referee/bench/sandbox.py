@@ -22,7 +22,9 @@ from dataclasses import dataclass
 
 import msgspec
 
+from referee.record.sandbox import Layer
 from referee.rules.tiles import SEATS
+from referee.sandbox.layers import LAYERS
 from referee.sandbox.paths import unreadable_by_others
 from referee.sandbox.policy import SandboxPlan, plan
 from referee.sandbox.seats import MatchJails
@@ -50,7 +52,7 @@ def _program() -> list[str]:
     return [sys.executable, "-I", "-S", "-c", "pass"]
 
 
-def _only(full: SandboxPlan, layers: list[str]) -> SandboxPlan:
+def _only(full: SandboxPlan, layers: list[Layer]) -> SandboxPlan:
     report = msgspec.structs.replace(full.report, seats=dict.fromkeys(SEATS, layers))
     return SandboxPlan(full.settings, full.limits, report, full.readable, view=full.view)
 
@@ -95,11 +97,11 @@ def run(rounds: int) -> SandboxBench:
     full = plan(SandboxSettings(), MatchLimits(), dict.fromkeys(SEATS, command))
     layers = full.report.seats["A"]
     variants: dict[str, SandboxPlan | None] = {"bare": None}
-    for layer in layers:
-        # The reaper is one process per referee, not a cost per start; TCP and scoping are
-        # part of the one Landlock ruleset.
-        if layer not in ("reaper", "landlock-net", "landlock-scope"):
-            needs = ["reaper", layer] if layer == "no-caps" else [layer]
+    for layer in map(Layer, layers):
+        # The reaper is one process per referee, not a cost per start; a layer part of
+        # another's mechanism (Landlock's TCP and scoping rules) is measured with it.
+        if layer != Layer.REAPER and LAYERS[layer].part_of is None:
+            needs: list[Layer] = [Layer.REAPER, layer] if layer == Layer.NO_CAPS else [layer]
             variants[layer] = _only(full, needs)
     # What a seat sees of the machine (its memory and CPUs, and sysinfo's answer), apart:
     # the rest of "all" is the start as it was before seats were shown their size.

@@ -26,11 +26,12 @@ import msgspec
 
 from referee.errors import SandboxRefused
 from referee.match.process import StderrTail
+from referee.record.sandbox import Layer
 from referee.rules import SEATS
 from referee.sandbox import hints
 from referee.sandbox.hints import denied, named_variables, refused_call, refused_paths
 from referee.sandbox.jail import BOT_ENVIRONMENT
-from referee.sandbox.layers import PROTECTS
+from referee.sandbox.layers import LAYERS, held_by
 from referee.sandbox.policy import MAY_READ, SandboxPlan, plan
 from referee.sandbox.refusals import Refusal, refusals
 from referee.settings import MatchLimits
@@ -43,8 +44,8 @@ from .steps import Context, Verdict
 MAX_RUNS: Final = 16
 #: The layers lifted together as one kind of refusal: Landlock's file allow-list (one
 #: ruleset holds its TCP and scoping rules too), and seccomp's system calls.
-FILES: Final = ("landlock", "landlock-net", "landlock-scope")
-SYSTEM_CALLS: Final = ("seccomp",)
+FILES: Final = held_by(Layer.LANDLOCK)
+SYSTEM_CALLS: Final = held_by(Layer.SECCOMP)
 #: The limits a diagnosis raises: the field of ``MatchLimits``, the option that sets it in
 #: a match, tournament or league, and its unit. CPU time and file sizes do not stop a start.
 LIMITS: Final = (
@@ -54,16 +55,6 @@ LIMITS: Final = (
 )
 #: The most a limit is raised by (times its bound), in doublings.
 RAISED: Final = 16
-#: What to change when one other layer alone stops the bot.
-_LAYER_FIX: Final = {
-    "cgroup": "raise --memory-limit MIB or --max-processes N (the seat's memory and processes)",
-    "rlimits": "raise --memory-limit, --cpu-limit or --max-processes; a bot may also keep at"
-    " most 1,024 files open and write files of at most 64 MiB",
-    "tmpfs": "its scratch directory (TMPDIR) is a tmpfs of --scratch-limit MiB: raise it",
-    "uid": "the bot runs as a user of its own: make its files readable by other users (its"
-    " own folder, not your home), or run it with a runtime every user can read",
-    "namespaces": "the bot has no network and sees only its own processes: it must do without them",
-}
 #: Runs the failed check again in another context: its verdict.
 Rerun = Callable[[Context], Awaitable[Verdict]]
 
@@ -168,10 +159,11 @@ async def diagnose(
         if layer in (*FILES, *SYSTEM_CALLS) or runs.left <= 0:
             continue
         if await runs.passes(sandbox.lifted((layer,)), layer):
+            facts = LAYERS[layer]
             return found(
                 "layer",
-                f"it passes with the {layer} layer alone lifted ({PROTECTS[layer]})",
-                _LAYER_FIX.get(layer, "it cannot run under this layer; the bot must do without"),
+                f"it passes with the {layer} layer alone lifted ({facts.protects})",
+                facts.fix or "it cannot run under this layer; the bot must do without",
             )
     return found(
         "sandbox",
@@ -320,5 +312,5 @@ def _ceiling(field: str) -> int:
     return kind.le
 
 
-def _layers(sandbox: SandboxPlan) -> list[str]:
-    return list(sandbox.report.seats.get("A", []))
+def _layers(sandbox: SandboxPlan) -> list[Layer]:
+    return [Layer(name) for name in sandbox.report.seats.get("A", [])]

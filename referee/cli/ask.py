@@ -98,6 +98,7 @@ def ask_command(
 
     from referee.match.rerun import logged_settings
     from referee.match.trace import WireTrace
+    from referee.record.sandbox import Layer
     from referee.rules.tiles import SEATS
 
     decision, command = _decision_and_bot(words, seat is not None)
@@ -115,7 +116,7 @@ def ask_command(
     settings = msgspec.structs.replace(logged_settings(replay_log.header), **limits)
     plan = sandbox_plan(
         sandbox, sandbox_allow, sandbox_env, settings, dict.fromkeys(SEATS, command), [log.parent]
-    ).lifted(("page-cache",), "a bot asked alone has no partner to pass a hand to")
+    ).lifted((Layer.PAGE_CACHE,), "a bot asked alone has no partner to pass a hand to")
     trace = WireTrace() if debug else None
     session = _run(command, told, decision, seat is not None, settings, plan, trace)
     from referee.ask.report import report

@@ -27,11 +27,11 @@ def sandbox_command(
     from rich.table import Table
 
     from referee.display import people_console, print_table
-    from referee.sandbox.layers import REQUIRED
+    from referee.sandbox.layers import LAYERS
     from referee.sandbox.probe import doctor
 
     rows = doctor()
-    ready = all(row.works for row in rows if row.layer in REQUIRED)
+    ready = all(row.works for row in rows if LAYERS[row.layer].required)
     if json_output:
         typer.echo(json_text({"strict_ready": ready, "layers": rows}))
     else:

@@ -28,6 +28,7 @@ from referee.match.source import BotSource, FreshBots, give_back_all
 from referee.match.table import Table
 from referee.match.trace import WireTrace
 from referee.record.log import LogWriter
+from referee.record.sandbox import Layer
 from referee.rules.tiles import SEATS, Seat
 from referee.sandbox import paths, resident
 from referee.sandbox.policy import SandboxPlan
@@ -105,7 +106,7 @@ async def _hold_pages(sandbox: SandboxPlan) -> None:
     """Before any bot starts, every page its seat may read held in memory (``resident``):
     the first match of a process reads them (a quarter of a second for Debian's Python),
     later ones find them held."""
-    seats = [seat for seat in SEATS if "page-cache" in sandbox.report.seats[seat]]
+    seats = [seat for seat in SEATS if Layer.PAGE_CACHE in sandbox.report.seats[seat]]
     if seats:
         roots = paths.readable({seat: sandbox.readable.get(seat, []) for seat in seats})
         await trio.to_thread.run_sync(resident.prepare, tuple(map(str, roots)))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import msgspec
 
+from referee.errors import TooManyRejections, reason_code
 from referee.wire.answers import MAX_IGNORED
 
 
@@ -27,5 +28,5 @@ def check_rejection_count(reason: str, max_rejections: int, refused: int, ignore
     """A ``too_many_rejections`` fault comes at the ``max_rejections``-th refused answer to one
     decision, or at the ``MAX_IGNORED``-th ignored one (a stale or wrong id) while one answer
     is awaited. Judged from the records' counts, never from the fault's free-text detail."""
-    if reason == "too_many_rejections" and ignored != MAX_IGNORED:
+    if reason == reason_code(TooManyRejections) and ignored != MAX_IGNORED:
         expect("rejections before the fault", max_rejections, refused)

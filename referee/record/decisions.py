@@ -4,7 +4,14 @@ cost, and the move that settles the decision (a bot's answer or the fault policy
 
 from __future__ import annotations
 
-from referee.errors import IllegalAction, Rejection, reason_code
+from referee.errors import (
+    BadMessage,
+    IllegalAction,
+    IllegalActionAnswer,
+    InvalidUtf8,
+    Rejection,
+    reason_code,
+)
 from referee.record.checking import Disagreement, check_rejection_count, expect, show
 from referee.record.records import (
     ActRecord,
@@ -137,13 +144,13 @@ def _check_rejection(record: RejectedRecord, act: ActRecord, match: Match) -> No
     if record.raw.endswith("…"):
         return  # cut to the bound: not enough left to judge
     raw = record.raw.encode("utf-8")
-    if record.reason == "invalid_utf8":
+    if record.reason == reason_code(InvalidUtf8):
         return  # decoded leniently for the log: the bad bytes are gone
     try:
         answer = decode_bot_line(raw)
         verdict = judge(awaiting_action(act.id), answer)
         if verdict == "wrong_type":  # a ready where an action was asked
-            expect("rejection reason of a ready message", "bad_message", record.reason)
+            expect("rejection reason of a ready message", reason_code(BadMessage), record.reason)
             return
         if ignored(verdict):
             raise Disagreement(f"a rejection of an answer to be ignored ({verdict})")
@@ -151,7 +158,7 @@ def _check_rejection(record: RejectedRecord, act: ActRecord, match: Match) -> No
     except Rejection as exc:
         expect("rejection reason", reason_code(exc), record.reason)
         return
-    if record.reason != "illegal_action":
+    if record.reason != reason_code(IllegalActionAnswer):
         raise Disagreement(f"a {record.reason} rejection of a well-formed action message")
     if answer.action in match.legal_actions():
         raise Disagreement(f"a rejection of a legal action: {show(answer.action)}")

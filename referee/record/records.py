@@ -16,6 +16,7 @@ from typing import Annotated, Any, Final, Literal
 
 import msgspec
 
+from referee.errors import Rejection, reasons
 from referee.record.sandbox import SandboxReport
 from referee.rules.actions import Action
 from referee.rules.contract import HandResult
@@ -64,11 +65,9 @@ class GameHand(msgspec.Struct, forbid_unknown_fields=True):
     result: HandResult | None = None
 
 
-#: The reasons a log counts that are not faults: refused answers, and ``ignored`` ones (a
-#: stale or wrong id). The fault policy charges nothing for them.
-REJECTION_REASONS: Final = frozenset(
-    {"invalid_utf8", "invalid_json", "bad_message", "illegal_action", "ignored"}
-)
+#: The reasons a log counts that are not faults: refused answers (every ``Rejection``'s
+#: code), and ``ignored`` ones (a stale or wrong id). The fault policy charges nothing for them.
+REJECTION_REASONS: Final = reasons(Rejection) | {"ignored"}
 
 
 def split_counts(

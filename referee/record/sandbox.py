@@ -7,36 +7,44 @@ so reading a log needs nothing of the sandbox.
 
 from __future__ import annotations
 
-from typing import Final
+from enum import StrEnum
 
 import msgspec
 
 from referee.rules.tiles import SEATS, Seat
 from referee.settings import SandboxMode
 
-#: The layers a report may name, in the order it lists them: the order of
-#: ``referee.sandbox.layers.PROTECTS`` (a test holds the two together).
-LAYERS: Final = (
-    "cgroup",
-    "rlimits",
-    "tmpfs",
-    "uid",
-    "no-caps",
-    "reaper",
-    "namespaces",
-    "page-cache",
-    "landlock",
-    "landlock-net",
-    "landlock-scope",
-    "seccomp",
-)
+
+class Layer(StrEnum):
+    """A layer of the sandbox, by the name a report records it under, in the order a report
+    lists them and a starting bot enters them. What each protects, needs and how it is mended
+    is ``referee.sandbox.layers.LAYERS``, one row per member (a test holds the two together).
+
+    A member *is* its name (a ``str``): a report holds plain names, so the log's JSON and its
+    schema say strings, as they always have, and every old log decodes. Code names a layer as
+    ``Layer.SECCOMP``, never by a bare string, so that mypy catches a misspelt one (a test
+    finds bare ones).
+    """
+
+    CGROUP = "cgroup"
+    RLIMITS = "rlimits"
+    TMPFS = "tmpfs"
+    UID = "uid"
+    NO_CAPS = "no-caps"
+    REAPER = "reaper"
+    NAMESPACES = "namespaces"
+    PAGE_CACHE = "page-cache"
+    LANDLOCK = "landlock"
+    LANDLOCK_NET = "landlock-net"
+    LANDLOCK_SCOPE = "landlock-scope"
+    SECCOMP = "seccomp"
 
 
 class SandboxReport(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """The layers in force, as the log header and the results file keep them."""
 
     mode: SandboxMode
-    #: The layers each seat's bot ran under.
+    #: The layers each seat's bot ran under (each a ``Layer``'s name).
     seats: dict[Seat, list[str]]
     #: Each layer not in force, and why (``uid A``: the per-seat uid of seat A).
     off: dict[str, str] = msgspec.field(default_factory=dict)
@@ -55,7 +63,7 @@ class SandboxReport(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fi
             )
         everywhere = self.layers
         parts = [", ".join(everywhere) or "no layer"]
-        some = [name for name in LAYERS if name not in everywhere and self._seats_with(name)]
+        some = [name for name in Layer if name not in everywhere and self._seats_with(name)]
         for name in some:
             parts.append(f"{name} for {', '.join(self._seats_with(name))}")
         reasons: dict[str, list[str]] = {}
@@ -71,13 +79,13 @@ class SandboxReport(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fi
         )
         return line + f" ({bounds})" + (f"; off: {'; '.join(off)}" if off else "")
 
-    def _seats_with(self, name: str) -> list[str]:
-        return [seat for seat in SEATS if name in self.seats[seat]]
+    def _seats_with(self, layer: Layer) -> list[str]:
+        return [seat for seat in SEATS if layer in self.seats[seat]]
 
     @property
-    def layers(self) -> list[str]:
+    def layers(self) -> list[Layer]:
         """The layers every seat ran under."""
-        return [name for name in LAYERS if all(name in self.seats[s] for s in SEATS)]
+        return [layer for layer in Layer if all(layer in self.seats[s] for s in SEATS)]
 
 
 def _join_keys(keys: list[str]) -> str:

@@ -24,6 +24,7 @@ import trio
 
 from referee.match.outcome import MatchOutcome
 from referee.match.runner import Terminated, interrupted, run_match
+from referee.record.sandbox import Layer
 from referee.rules.tiles import Seat
 from referee.running.jobs import MatchJob
 from referee.running.results import MatchResult, result_of
@@ -72,7 +73,7 @@ def play(job: MatchJob) -> MatchResult:
 
 async def _play_job(job: MatchJob) -> MatchOutcome:
     plan = _sandbox(job)
-    if job.after_same_deals and "page-cache" in plan.report.layers:
+    if job.after_same_deals and Layer.PAGE_CACHE in plan.report.layers:
         # The marks an earlier match's bots left in the kernel's lookup caches (which names
         # they looked up) would tell this one's bots the deals: wiped, where root may.
         await trio.to_thread.run_sync(resident.forget_lookups)

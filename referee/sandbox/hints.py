@@ -22,6 +22,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Final
 
+from referee.errors import BotCrashed, BotNotReading, BotStartFailed, BotTimeout, reason_code
 from referee.sandbox import paths
 from referee.sandbox.jail import BOT_ENVIRONMENT
 from referee.sandbox.refusals import explained
@@ -29,7 +30,9 @@ from referee.settings import SandboxSettings
 
 #: Faults the sandbox may have caused: the bot went away, went silent or could not start
 #: (a file, a variable or a system call refused to it), rather than answering wrongly.
-SANDBOX_SUSPECTS: Final = frozenset({"crashed", "timeout", "not_reading", "start_failed"})
+SANDBOX_SUSPECTS: Final = frozenset(
+    map(reason_code, (BotCrashed, BotTimeout, BotNotReading, BotStartFailed))
+)
 #: Words that say a file was refused (``EACCES``), in the words of C, Python, Rust, Go,
 #: node and Java.
 DENIED: Final = ("Permission denied", "EACCES", "os error 13", "PermissionDenied")

@@ -36,6 +36,7 @@ from referee.errors import (
     MemoryLimit,
     ProcessLimit,
 )
+from referee.record.sandbox import Layer
 from referee.rules.tiles import Seat
 from referee.sandbox import cgroups, landlock, libc, paths, scratch, seccomp
 from referee.sandbox.namespaces import OVERHEAD, SeatNamespaces
@@ -104,7 +105,7 @@ def _seat_namespaces(
     hidden = [
         secret for secret in plan.secrets if not any(paths.contains(secret, path) for path in mine)
     ]
-    answered = "seccomp" in plan.report.seats[seat] and plan.view is not None
+    answered = Layer.SECCOMP in plan.report.seats[seat] and plan.view is not None
     return SeatNamespaces(
         scratch,
         tmpdir,
@@ -137,14 +138,14 @@ class SeatJail:
         # own processes, the keeper and the init among them.
         if uid is None and os.geteuid() == 0:
             nproc = None
-        elif "namespaces" in self.layers:
+        elif Layer.NAMESPACES in self.layers:
             nproc = self.limits.max_processes + OVERHEAD
         self.nproc = nproc
         self.parent = os.getpid()
         self.last_cap = libc.last_capability()
         self.env_names = plan.settings.env
         #: Where the bot may write (its ``TMPDIR``).
-        self.tmpdir = scratch / "tmp" if "namespaces" in self.layers else scratch
+        self.tmpdir = scratch / "tmp" if Layer.NAMESPACES in self.layers else scratch
         for directory in dict.fromkeys((scratch, self.tmpdir)):
             directory.mkdir(mode=0o700)
             if uid is not None:
@@ -160,19 +161,19 @@ class SeatJail:
         self.ruleset: landlock.Ruleset | None = None
         self.namespaces: SeatNamespaces | None = None
         try:
-            if "namespaces" in self.layers:  # the scratch tmpfs is mounted in them
+            if Layer.NAMESPACES in self.layers:  # the scratch tmpfs is mounted in them
                 self.namespaces = _seat_namespaces(plan, seat, scratch, self.tmpdir, self.nproc)
-            elif "tmpfs" in self.layers:
+            elif Layer.TMPFS in self.layers:
                 self.mounted = True  # first: an interrupt just after the mount must undo it
                 Reaper.get().watch(MOUNT, scratch)
                 libc.mount_tmpfs(
                     str(scratch), self.limits.scratch_mb, os.getuid() if uid is None else uid
                 )
-            if "cgroup" in self.layers:
+            if Layer.CGROUP in self.layers:
                 assert cgroup is not None
                 self.cgroup = cgroup
                 cgroup.bound(self.limits.memory_mb * MIB, self.limits.max_processes)
-            if "landlock" in self.layers:
+            if Layer.LANDLOCK in self.layers:
                 self.ruleset = landlock.Ruleset(landlock.abi())
                 for path in self.readable:
                     self.ruleset.allow(path, landlock.READ_ONLY, keep=True)
@@ -181,7 +182,7 @@ class SeatJail:
                 self.ruleset.allow_all(scratch)
             own_pids_only, shared_uid = self.namespaces is None, uid is None
             answered = self.namespaces is not None and self.namespaces.sysinfo is not None
-            on = "seccomp" in self.layers
+            on = Layer.SECCOMP in self.layers
             self.filter = _filter(own_pids_only, shared_uid, answered) if on else None
         except BaseException:
             self.close()
@@ -216,10 +217,10 @@ class SeatJail:
                 os.setgroups([])
                 os.setresgid(self.uid, self.uid, self.uid)
                 os.setresuid(self.uid, self.uid, self.uid)
-            elif "no-caps" in self.layers:
+            elif Layer.NO_CAPS in self.layers:
                 step = "dropping capabilities"
                 libc.drop_bounding_set(self.last_cap)
-            if "reaper" in self.layers:
+            if Layer.REAPER in self.layers:
                 step = "asking for the parent-death signal"
                 libc.parent_death_signal(signal.SIGKILL)
                 if os.getppid() != self.parent:
@@ -266,7 +267,7 @@ class SeatJail:
     def started(self, pid: int) -> None:
         if self.namespaces is not None:
             self.namespaces.started()
-        if "reaper" in self.layers:
+        if Layer.REAPER in self.layers:
             Reaper.get().watch(GROUP, pid)
 
     def kill(self) -> None:
@@ -328,7 +329,7 @@ class SeatJail:
         """The bot's process group has been killed and its leader reaped: the reaper must
         forget the group id, which the kernel may now give to another process. Whatever of
         the bot is still leaving is its control group's business."""
-        if "reaper" in self.layers:
+        if Layer.REAPER in self.layers:
             Reaper.get().forget(GROUP, pgid)
 
     def empty(self) -> bool:

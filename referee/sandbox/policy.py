@@ -21,10 +21,10 @@ from typing import Final
 import msgspec
 
 from referee.errors import SandboxRefused
-from referee.record.sandbox import SandboxReport
+from referee.record.sandbox import Layer, SandboxReport
 from referee.rules.tiles import SEATS, Seat
 from referee.sandbox import machine, paths, resident
-from referee.sandbox.layers import PROTECTS, REQUIRED, available, is_root
+from referee.sandbox.layers import REQUIRED, available, is_root
 from referee.settings import MatchLimits, SandboxSettings
 
 #: What a sandboxed bot may read and write, in the words every message and document uses
@@ -53,7 +53,7 @@ class SandboxPlan:
     def off(self) -> bool:
         return self.settings.mode == "off"
 
-    def lifted(self, layers: tuple[str, ...], why: str | None = None) -> SandboxPlan:
+    def lifted(self, layers: tuple[Layer, ...], why: str | None = None) -> SandboxPlan:
         """The same plan with ``layers`` lifted for every seat (said off for ``why``, when
         given: the one line must not claim a layer that is not in force)."""
         report = self.report
@@ -90,12 +90,12 @@ def plan(
     if settings.mode == "off":
         return SandboxPlan(settings, limits, bounds)
     status = available()
-    off = {name: why for name, why in status.items() if why is not None}
+    off: dict[str, str] = {name: why for name, why in status.items() if why is not None}
     if is_root():
-        off.pop("no-caps", None)
-    elif "namespaces" in off:
-        off.setdefault("tmpfs", "mounting a tmpfs needs root or a mount namespace of its own")
-    on = [name for name in PROTECTS if name not in off]
+        off.pop(Layer.NO_CAPS, None)
+    elif Layer.NAMESPACES in off:
+        off.setdefault(Layer.TMPFS, "mounting a tmpfs needs root or a mount namespace of its own")
+    on = [layer for layer in Layer if layer not in off]
     seats: dict[Seat, list[str]] = {}
     readable: dict[Seat, list[Path]] = {}
     for seat in SEATS:
@@ -107,30 +107,30 @@ def plan(
         if argv:
             files = paths.program_files(argv)
             readable[seat] = files.runtime + files.own + [Path(p) for p in settings.allow]
-            if "uid" in layers:
+            if Layer.UID in layers:
                 blocked = paths.unreadable_by_others(argv)
                 if blocked is not None:
-                    layers.remove("uid")
+                    layers.remove(Layer.UID)
                     folder, target = blocked
-                    off[f"uid {seat}"] = (
+                    off[f"{Layer.UID} {seat}"] = (
                         f"other users cannot use {target} ({folder} is closed to them): run the"
                         " bot with a runtime every user can read, e.g. /usr/bin/python3"
                     )
-            if "no-caps" in layers and "uid" in layers:
-                layers.remove("no-caps")  # another uid holds no capability in the first place
-            if "page-cache" in layers:
+            if Layer.NO_CAPS in layers and Layer.UID in layers:
+                layers.remove(Layer.NO_CAPS)  # another uid holds no capability in the first place
+            if Layer.PAGE_CACHE in layers:
                 too_many = resident.fits(tuple(map(str, paths.readable({seat: readable[seat]}))))
                 if too_many is not None:
-                    layers.remove("page-cache")
-                    off[f"page-cache {seat}"] = too_many
-        seats[seat] = layers
-        if "uid" not in layers:  # file permissions do not keep it out: only the allow-list
+                    layers.remove(Layer.PAGE_CACHE)
+                    off[f"{Layer.PAGE_CACHE} {seat}"] = too_many
+        seats[seat] = list(layers)
+        if Layer.UID not in layers:  # file permissions do not keep it out: only the allow-list
             _refuse_exposed(seat, readable.get(seat, []), secrets)
     view = None
-    if any("namespaces" in layers for layers in seats.values()):
+    if any(Layer.NAMESPACES in kept for kept in seats.values()):
         view = machine.view(limits.memory_mb)
-        for seat, layers in seats.items():
-            if "namespaces" in layers and seat in readable:
+        for seat, kept in seats.items():
+            if Layer.NAMESPACES in kept and seat in readable:
                 readable[seat] += machine.shown(view)
     report = msgspec.structs.replace(bounds, seats=seats, off=off)
     secret_paths = [p.absolute() for p in secrets]
@@ -157,12 +157,12 @@ def _refuse_exposed(seat: Seat, readable: list[Path], secrets: list[Path]) -> No
 
 def _check_strict(sandbox: SandboxPlan) -> None:
     report = sandbox.report
-    for name in REQUIRED:
-        if name in report.off:
-            raise SandboxRefused(f"--sandbox strict: {name} is not available: {report.off[name]}")
+    for layer in REQUIRED:
+        if layer in report.off:
+            raise SandboxRefused(f"--sandbox strict: {layer} is not available: {report.off[layer]}")
     for seat, layers in report.seats.items():
-        if os.geteuid() == 0 and "uid" not in layers:
-            why = report.off.get(f"uid {seat}") or report.off.get("uid", "")
+        if os.geteuid() == 0 and Layer.UID not in layers:
+            why = report.off.get(f"{Layer.UID} {seat}") or report.off.get(Layer.UID, "")
             raise SandboxRefused(
                 f"--sandbox strict: seat {seat} would stay root (without capabilities, but"
                 f" root still owns the referee's files and processes): {why}"

@@ -16,9 +16,10 @@ from pathlib import Path
 
 import msgspec
 
+from referee.record.sandbox import Layer
 from referee.rules.tiles import SEATS
 from referee.sandbox import cgroups
-from referee.sandbox.layers import PROTECTS, available, is_root
+from referee.sandbox.layers import LAYERS, available, held_by, is_root
 from referee.sandbox.paths import unreadable_by_others
 from referee.settings import MatchLimits, SandboxSettings
 
@@ -67,7 +68,7 @@ print(json.dumps(found))
 class LayerCheck(msgspec.Struct, frozen=True):
     """One row of the table."""
 
-    layer: str
+    layer: Layer
     works: bool
     detail: str
     protects: str
@@ -135,9 +136,9 @@ def doctor(limits: MatchLimits | None = None) -> list[LayerCheck]:
     seen = _observe(limits)
     applied = seen.get("layers", "").split(",")
     rows = []
-    for layer, protects in PROTECTS.items():
-        why = machine[layer]
-        if layer == "no-caps" and is_root():
+    for layer in Layer:
+        protects, why = LAYERS[layer].protects, machine[layer]
+        if layer == Layer.NO_CAPS and is_root():
             why = None
         if why is not None:
             rows.append(LayerCheck(layer, False, why, protects))
@@ -148,30 +149,30 @@ def doctor(limits: MatchLimits | None = None) -> list[LayerCheck]:
         result = seen.get(layer, "")
         works = not result.startswith("open") and result != "capabilities: kept"
         detail = result or "applied"
-        if layer == "uid" and layer not in applied:
+        if layer == Layer.UID and layer not in applied:
             works, detail = True, "available; a seat gets one when other users can run its runtime"
-        elif layer == "uid":
+        elif layer == Layer.UID:
             detail = f"the child ran as {result}, not {os.getuid()}"
             works = result != f"uid {os.getuid()}"
-        elif layer == "no-caps" and layer not in applied:
+        elif layer == Layer.NO_CAPS and layer not in applied:
             works = True
             detail = "not needed where a seat has its own uid; applied to seats left as root"
-        elif layer == "tmpfs":
+        elif layer == Layer.TMPFS:
             detail = f"{limits.scratch_mb} MiB of scratch per seat, in memory"
-        elif layer == "page-cache":
+        elif layer == Layer.PAGE_CACHE:
             how = "locked in memory" if is_root() else "read three times (locking needs root)"
             detail = f"every page a bot may read {how} before its first match"
-        elif layer == "reaper":
+        elif layer == Layer.REAPER:
             detail = "a reaper process and the parent-death signal end every bot"
-        elif layer == "cgroup":
+        elif layer == Layer.CGROUP:
             detail = f"{limits.memory_mb} MiB and {limits.max_processes} processes per seat's tree"
             if cgroups.find().cpu is None:
                 detail += "; no CPU share per seat (no cpu controller here)"
             else:
                 detail += ", an equal CPU share"
-        elif layer == "namespaces" and works:
+        elif layer == Layer.NAMESPACES and works:
             detail = f"the referee's pid names nothing in the seat ({result})"
-        elif layer.startswith("landlock") or layer in ("seccomp", "namespaces"):
+        elif layer in (*held_by(Layer.LANDLOCK), Layer.SECCOMP, Layer.NAMESPACES):
             detail = ("forbidden and " + result) if works else f"NOT ENFORCED: {result}"
         rows.append(LayerCheck(layer, works, detail, protects))
     return rows

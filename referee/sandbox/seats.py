@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 from typing import Final
 
+from referee.record.sandbox import Layer
 from referee.rules.tiles import Seat
 from referee.sandbox import cgroups, machine, scratch
 from referee.sandbox.jail import SeatJail
@@ -119,13 +120,13 @@ class Jails:
         place = _take_place()
         try:
             uid = None
-            if "uid" in plan.report.seats[seat]:
+            if Layer.UID in plan.report.seats[seat]:
                 uid = UID_BASE + os.getpid() * PLACES + place
             nproc = plan.limits.max_processes
-            if os.geteuid() != 0 and "namespaces" not in plan.report.seats[seat]:
+            if os.geteuid() != 0 and Layer.NAMESPACES not in plan.report.seats[seat]:
                 # Not root and no user namespace: the limit counts all of this user's tasks.
                 nproc += _user_tasks(os.getuid()) if user_tasks is None else user_tasks
-            cgroup = _place_cgroup(place) if "cgroup" in plan.report.seats[seat] else None
+            cgroup = _place_cgroup(place) if Layer.CGROUP in plan.report.seats[seat] else None
             # An unguessable name: the root can be passed through, not listed, so no bot can
             # reach another's directory even to stat it (its times could carry a message).
             scratch = root / secrets.token_hex(16)
@@ -167,7 +168,7 @@ class MatchJails:
         if not plan.off:
             self.jails.open()  # fails here, before any bot, when it cannot be made
         #: Counted once for the match's four seats, so that each gets the same bound.
-        counted = not plan.off and os.geteuid() != 0 and "namespaces" not in plan.report.layers
+        counted = not plan.off and os.geteuid() != 0 and Layer.NAMESPACES not in plan.report.layers
         self._user_tasks = _user_tasks(os.getuid()) if counted else None
 
     def jail(self, seat: Seat) -> SeatJail | None:

@@ -20,6 +20,7 @@ from typing import Any, Literal
 import msgspec
 from openskill.models import PlackettLuce
 
+from referee.errors import BotStartFailed, reason_code
 from referee.record.records import split_counts
 from referee.running.rating import rate
 from referee.running.results import MatchResult, in_plan_order
@@ -87,7 +88,7 @@ def standings(names: list[str], results: list[MatchResult]) -> Standings:
         for seat, reasons in counted.items():
             owner = result.seats[seat]
             faults[owner] += sum(reasons.values())
-            never[owner] += "start_failed" in reasons or (
+            never[owner] += reason_code(BotStartFailed) in reasons or (
                 bool(result.names) and not result.names.get(seat)
             )
         if result.forfeit is not None:
