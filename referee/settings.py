@@ -41,42 +41,114 @@ def forced_action(stream: Stream, legal: list[Action]) -> Action:
     return legal[stream.uniform(len(legal))]
 
 
+def field_types(struct: type[msgspec.Struct]) -> dict[str, tuple[msgspec.inspect.Type, str]]:
+    """Each field of a settings struct: its type as ``msgspec.inspect`` gives it (bounds,
+    choices), and the description its ``Meta`` gives (what an option that sets it says)."""
+    info = msgspec.inspect.type_info(struct)
+    assert isinstance(info, msgspec.inspect.StructType)
+    found = {}
+    for field in info.fields:
+        kind, description = field.type, ""
+        if isinstance(kind, msgspec.inspect.Metadata):
+            description = (kind.extra_json_schema or {}).get("description", "")
+            kind = kind.type
+        found[field.name] = (kind, description)
+    return found
+
+
 class MatchLimits(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """Limits and policies for a match, the seed aside (a tournament shares them)."""
 
     #: Seconds a bot has for each decision. One second is generous for a program and keeps a
     #: stuck bot from stalling a tournament.
-    move_timeout: Annotated[float, msgspec.Meta(gt=0, le=3600)] = 1.0
+    move_timeout: Annotated[
+        float, msgspec.Meta(gt=0, le=3600, description="Seconds per decision.")
+    ] = 1.0
     #: Seconds a bot has to answer ``hello``: interpreters and JITs need time to start.
-    startup_timeout: Annotated[float, msgspec.Meta(gt=0, le=3600)] = 10.0
+    startup_timeout: Annotated[
+        float, msgspec.Meta(gt=0, le=3600, description="Seconds to answer hello.")
+    ] = 10.0
     #: Seconds of extra time for the whole match, spent only when a move overruns.
-    time_bank: Annotated[float, msgspec.Meta(ge=0, le=86400)] = 0.0
+    time_bank: Annotated[
+        float,
+        msgspec.Meta(
+            ge=0, le=86400, description="Extra seconds per seat for the match, spent on overruns."
+        ),
+    ] = 0.0
     #: Refused answers allowed for one decision; reaching it is a fault.
-    max_rejections: Annotated[int, msgspec.Meta(ge=1, le=1000)] = 3
-    #: ``forfeit``: a fault loses the match. ``random``: a seeded random legal action is played
-    #: for the seat and a strike recorded.
-    on_fault: FaultPolicy = "forfeit"
+    max_rejections: Annotated[
+        int,
+        msgspec.Meta(
+            ge=1, le=1000, description="The Nth refused answer to one decision is a fault."
+        ),
+    ] = 3
+    on_fault: Annotated[
+        FaultPolicy,
+        msgspec.Meta(
+            description="forfeit: a fault loses the match. random: a seeded random legal action"
+            " is played for the seat and a strike recorded."
+        ),
+    ] = "forfeit"
     #: Strikes a seat may collect under ``random``; the next fault forfeits.
-    max_strikes: Annotated[int, msgspec.Meta(ge=0, le=1000)] = 3
+    max_strikes: Annotated[
+        int,
+        msgspec.Meta(
+            ge=0,
+            le=1000,
+            description="Strikes allowed when a fault plays a random action; the next forfeits.",
+        ),
+    ] = 3
     #: Hands after which a match that nobody has won ends unfinished (all-pass redeals).
-    max_hands: Annotated[int, msgspec.Meta(ge=1, le=1_000_000)] = 200
+    max_hands: Annotated[
+        int,
+        msgspec.Meta(
+            ge=1, le=1_000_000, description="End the match unfinished after this many hands."
+        ),
+    ] = 200
     #: Longest line a bot may send, in bytes.
-    max_line_bytes: Annotated[int, msgspec.Meta(ge=1024, le=1 << 30)] = 1 << 20
+    max_line_bytes: Annotated[
+        int,
+        msgspec.Meta(
+            ge=1024, le=1 << 30, description="Longest line a bot may send; longer is a fault."
+        ),
+    ] = 1 << 20
     #: Bytes of each bot's stderr kept beside the log.
-    stderr_limit: Annotated[int, msgspec.Meta(ge=0)] = 1 << 20
+    stderr_limit: Annotated[
+        int, msgspec.Meta(ge=0, description="Bytes of each bot's stderr kept beside the log.")
+    ] = 1 << 20
     #: Sandbox bounds per seat. Memory: MiB for the bot's whole tree where a control group
     #: can be made (each process's data segment may then reach twice that, so that the
     #: group, not a process, meets the bound first), else MiB of data segment per process.
-    memory_mb: Annotated[int, msgspec.Meta(ge=16, le=1 << 20)] = 1024
+    memory_mb: Annotated[
+        int, msgspec.Meta(ge=16, le=1 << 20, description="MiB of memory per seat (sandbox bound).")
+    ] = 1024
     #: CPU seconds per process of the bot (a runaway child is stopped; thinking time is bounded
     #: by the move clock).
-    cpu_seconds: Annotated[int, msgspec.Meta(ge=1, le=1 << 20)] = 600
+    cpu_seconds: Annotated[
+        int,
+        msgspec.Meta(ge=1, le=1 << 20, description="CPU seconds per bot process (sandbox bound)."),
+    ] = 600
     #: Processes and threads of the bot's tree (node starts 7 threads, a JVM about 20).
-    max_processes: Annotated[int, msgspec.Meta(ge=1, le=1 << 16)] = 128
+    max_processes: Annotated[
+        int,
+        msgspec.Meta(
+            ge=1, le=1 << 16, description="Processes and threads per seat's tree (sandbox bound)."
+        ),
+    ] = 128
     #: Largest file the bot may write, in MiB.
-    file_size_mb: Annotated[int, msgspec.Meta(ge=0, le=1 << 20)] = 64
+    file_size_mb: Annotated[
+        int,
+        msgspec.Meta(
+            ge=0, le=1 << 20, description="Largest file a bot may write, in MiB (sandbox bound)."
+        ),
+    ] = 64
     #: MiB the bot may keep in its scratch directory, where it can be bounded (a tmpfs).
-    scratch_mb: Annotated[int, msgspec.Meta(ge=1, le=1 << 20)] = 256
+    scratch_mb: Annotated[
+        int,
+        msgspec.Meta(
+            ge=1, le=1 << 20, description="MiB of scratch space per seat (sandbox bound)."
+        ),
+    ] = 256
 
     def for_seed(self, seed: int) -> MatchSettings:
         return MatchSettings(seed=seed, **msgspec.structs.asdict(self))
@@ -85,12 +157,31 @@ class MatchLimits(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
 class SandboxSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """How bots are confined (the bounds are match limits, since they shape the game)."""
 
-    mode: SandboxMode = "auto"
+    mode: Annotated[
+        SandboxMode,
+        msgspec.Meta(
+            description="auto: every sandbox layer this machine has (one line says which);"
+            " strict: refuse to start without the layers a competition needs; off: bots run as"
+            " you, in their own process group."
+        ),
+    ] = "auto"
     #: Extra paths every bot may read (files or directories, and what is beneath them).
-    allow: tuple[str, ...] = ()
+    allow: Annotated[
+        tuple[str, ...],
+        msgspec.Meta(
+            description="A file or directory every bot may read (repeat), e.g. a model file or"
+            " a library."
+        ),
+    ] = ()
     #: Environment variables passed to bots beyond ``BOT_ENVIRONMENT`` (which is all that
     #: reaches a sandboxed bot: the referee's environment may hold an operator's secrets).
-    env: tuple[str, ...] = ()
+    env: Annotated[
+        tuple[str, ...],
+        msgspec.Meta(
+            description="An environment variable passed to sandboxed bots (repeat), beyond the"
+            " fixed list every bot gets (protocol/PROTOCOL.md, 'Processes and the sandbox')."
+        ),
+    ] = ()
 
 
 class MatchSettings(MatchLimits, frozen=True, kw_only=True, forbid_unknown_fields=True):

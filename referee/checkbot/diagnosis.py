@@ -34,7 +34,7 @@ from referee.sandbox.jail import BOT_ENVIRONMENT
 from referee.sandbox.layers import LAYERS, held_by
 from referee.sandbox.policy import MAY_READ, SandboxPlan, plan
 from referee.sandbox.refusals import Refusal, refusals
-from referee.settings import MatchLimits
+from referee.settings import MatchLimits, field_types
 
 from .results import Cause, Diagnosis
 from .session import Findings
@@ -305,9 +305,7 @@ async def _which_limit(runs: _Runs, found: Callable[[Cause, str, str], Diagnosis
 
 def _ceiling(field: str) -> int:
     """The most ``MatchLimits`` allows for ``field``."""
-    info = msgspec.inspect.type_info(MatchLimits)
-    assert isinstance(info, msgspec.inspect.StructType)
-    kind = next(item.type for item in info.fields if item.name == field)
+    kind, _ = field_types(MatchLimits)[field]
     assert isinstance(kind, msgspec.inspect.IntType) and kind.le is not None
     return kind.le
 

@@ -8,16 +8,15 @@ import typer
 
 from referee import __version__
 from referee.cli.exits import OK
+from referee.cli.groups import Typer
 
-app = typer.Typer(
+app = Typer(
     help="Referee for Texas 42 bot competitions: exact rules, redacted views, verifiable replays.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-bench_app = typer.Typer(
-    help="Benchmarks; each prints its figure as the last line.", no_args_is_help=True
-)
+bench_app = Typer(help="Benchmarks; each prints its figure as the last line.", no_args_is_help=True)
 app.add_typer(bench_app, name="bench")
 
 

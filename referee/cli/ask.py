@@ -3,27 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Final
 
 import typer
 from typer.core import TyperCommand
 
 from referee.cli.app import app
 from referee.cli.exits import FAILED, OK
-from referee.cli.options import (
-    DEFAULT_SANDBOX_MODE,
-    AllowOption,
-    DebugOption,
-    EnvOption,
-    SandboxOption,
-    SeatName,
-    check_commands,
-    fail,
-    limit_fields,
-    limit_option,
-    sandbox_plan,
-    seat_of,
-)
+from referee.cli.groups import Given, Output, limit_options, output_options, sandbox_options
+from referee.cli.options import SeatName, check_commands, fail, sandbox_plan, seat_of
 from referee.terminal import json_text, shown
 
 if TYPE_CHECKING:
@@ -38,6 +26,14 @@ if TYPE_CHECKING:
     from referee.settings import MatchSettings
 
 _BEFORE = "ask replays only a log that verifies"
+#: The limits of a bot asked alone, the logged match's unless given: its clock, its line and
+#: its sandbox. The match goes on as logged whatever it answers, so the time bank (the logged
+#: one, as it stood at each decision), the rejections, the fault policy and the hands do not
+#: apply; its stderr is kept only for the report.
+ASKED_LIMITS: Final = limit_options(
+    default="the logged match's",
+    without=("time_bank", "max_rejections", "on_fault", "max_strikes", "max_hands", "stderr_limit"),
+)
 
 
 class _Usage(TyperCommand):
@@ -72,19 +68,10 @@ def ask_command(
             show_default=False,
         ),
     ] = None,
-    move_timeout: Annotated[float | None, limit_option("move_timeout", logged=True)] = None,
-    startup_timeout: Annotated[float | None, limit_option("startup_timeout", logged=True)] = None,
-    sandbox: SandboxOption = DEFAULT_SANDBOX_MODE,
-    sandbox_allow: AllowOption = None,
-    sandbox_env: EnvOption = None,
-    memory_limit: Annotated[int | None, limit_option("memory_limit", logged=True)] = None,
-    scratch_limit: Annotated[int | None, limit_option("scratch_limit", logged=True)] = None,
-    cpu_limit: Annotated[int | None, limit_option("cpu_limit", logged=True)] = None,
-    max_processes: Annotated[int | None, limit_option("max_processes", logged=True)] = None,
-    json_output: Annotated[
-        bool, typer.Option("--json", help="Print one JSON object on stdout.")
-    ] = False,
-    debug: DebugOption = False,
+    *,
+    limits: Annotated[Given, ASKED_LIMITS],
+    sandbox: Annotated[Given, sandbox_options()],
+    output: Annotated[Output, output_options("the answers", debug=True)],
 ) -> None:
     """Send a bot exactly what a seat was told in a logged match, up to one of its decisions,
     and show the bot's answer — legal or not, and why — beside what was played.
@@ -97,7 +84,6 @@ def ask_command(
     import msgspec
 
     from referee.match.rerun import logged_settings
-    from referee.match.trace import WireTrace
     from referee.record.sandbox import Layer
     from referee.rules.tiles import SEATS
 
@@ -105,26 +91,17 @@ def ask_command(
     replay_log = _verified(log)
     asked_seat, told = _seat_and_transcript(replay_log, decision, seat)
     check_commands({asked_seat: command})
-    limits = limit_fields(
-        move_timeout=move_timeout,
-        startup_timeout=startup_timeout,
-        memory_limit=memory_limit,
-        scratch_limit=scratch_limit,
-        cpu_limit=cpu_limit,
-        max_processes=max_processes,
-    )
     settings = msgspec.structs.replace(logged_settings(replay_log.header), **limits)
-    plan = sandbox_plan(
-        sandbox, sandbox_allow, sandbox_env, settings, dict.fromkeys(SEATS, command), [log.parent]
-    ).lifted((Layer.PAGE_CACHE,), "a bot asked alone has no partner to pass a hand to")
-    trace = WireTrace() if debug else None
-    session = _run(command, told, decision, seat is not None, settings, plan, trace)
+    plan = sandbox_plan(sandbox, settings, dict.fromkeys(SEATS, command), [log.parent]).lifted(
+        (Layer.PAGE_CACHE,), "a bot asked alone has no partner to pass a hand to"
+    )
+    session = _run(command, told, decision, seat is not None, settings, plan, output.trace())
     from referee.ask.report import report
 
     result = report(
         str(log), command, told, decision, seat is not None, session, plan.report.summary()
     )
-    if json_output:
+    if output.json:
         typer.echo(json_text(result))
     else:
         _print(result, told)

@@ -9,19 +9,8 @@ import typer
 
 from referee.cli.app import app
 from referee.cli.exits import FAILED, OK
-from referee.cli.options import (
-    DEFAULT_LIMITS,
-    DEFAULT_SANDBOX_MODE,
-    AllowOption,
-    DebugOption,
-    EnvOption,
-    MoveTimeout,
-    SandboxOption,
-    StartupTimeout,
-    fail,
-    limit_fields,
-    sandbox_settings,
-)
+from referee.cli.groups import Given, Output, limit_options, output_options, sandbox_options
+from referee.cli.options import fail, sandbox_settings
 from referee.terminal import json_text
 
 
@@ -33,11 +22,9 @@ def check_bot_command(
             metavar="COMMAND", help="The bot's command, one string split as a shell would."
         ),
     ],
-    move_timeout: MoveTimeout = DEFAULT_LIMITS.move_timeout,
-    startup_timeout: StartupTimeout = DEFAULT_LIMITS.startup_timeout,
-    sandbox: SandboxOption = DEFAULT_SANDBOX_MODE,
-    sandbox_allow: AllowOption = None,
-    sandbox_env: EnvOption = None,
+    *,
+    limits: Annotated[Given, limit_options()],
+    sandbox: Annotated[Given, sandbox_options()],
     match: Annotated[
         bool,
         typer.Option(
@@ -56,10 +43,7 @@ def check_bot_command(
             " no sandbox: --no-diagnose for a bot you did not write.",
         ),
     ] = True,
-    json_output: Annotated[
-        bool, typer.Option("--json", help="Print the report as one JSON object on stdout.")
-    ] = False,
-    debug: DebugOption = False,
+    output: Annotated[Output, output_options("the report", debug=True)],
 ) -> None:
     """Check that a bot speaks the protocol: every message and phase, a refusal, unknown
     messages and fields, the end of a match, then a full match in each seat; with what to fix.
@@ -69,27 +53,24 @@ def check_bot_command(
     from referee.checkbot import check_bot, report_lines
     from referee.errors import SandboxRefused
     from referee.match.commands import problem
-    from referee.match.trace import WireTrace
     from referee.settings import MatchLimits
 
     why = problem(command)
     if why is not None:
         raise fail(why)
-    settings = sandbox_settings(sandbox, sandbox_allow, sandbox_env)
-    limits = MatchLimits(**limit_fields(move_timeout=move_timeout, startup_timeout=startup_timeout))
     try:
         report = check_bot(
             command,
-            sandbox=settings,
-            limits=limits,
+            sandbox=sandbox_settings(sandbox),
+            limits=MatchLimits(**limits),
             match=match,
             diagnose=diagnose,
-            trace=WireTrace() if debug else None,
+            trace=output.trace(),
             say=lambda line: typer.echo(line, err=True),
         )
     except SandboxRefused as exc:
         raise fail(str(exc)) from None
-    if json_output:
+    if output.json:
         typer.echo(json_text(report))
     else:
         for line in report_lines(report, color=sys.stdout.isatty()):

@@ -13,25 +13,20 @@ import typer
 
 from referee.cli.app import app
 from referee.cli.exits import FAILED, OK, by_signal
-from referee.cli.options import (
-    DEFAULT_SANDBOX_MODE,
-    AllowOption,
-    DaskOption,
-    EnvOption,
-    FreshBotsOption,
-    JobsOption,
-    OnFault,
-    SandboxOption,
-    fail,
-    limit_fields,
-    limit_option,
-    sandbox_settings,
+from referee.cli.groups import (
+    RUNNING,
+    Given,
+    Running,
+    Typer,
+    limit_options,
+    sandbox_options,
 )
+from referee.cli.options import fail, sandbox_settings
 
 if TYPE_CHECKING:
     from referee.league.store import League
 
-league_app = typer.Typer(
+league_app = Typer(
     help="A league: entrants and their versions in one SQLite database, duplicate pairs"
     " played where the ratings are least sure, standings over time.",
     no_args_is_help=True,
@@ -84,10 +79,8 @@ def init_command(
         Path | None,
         typer.Option(help="Folder for the match logs. Default: DB's name with -logs, beside it."),
     ] = None,
-    move_timeout: Annotated[float | None, limit_option("move_timeout", optional=True)] = None,
-    startup_timeout: Annotated[float | None, limit_option("startup_timeout", optional=True)] = None,
-    on_fault: Annotated[OnFault | None, limit_option("on_fault", optional=True)] = None,
-    max_hands: Annotated[int | None, limit_option("max_hands", optional=True)] = None,
+    *,
+    limits: Annotated[Given, limit_options()],
 ) -> None:
     """Create a league database: its seed, where its logs go, and the match limits every
     match of it is played under."""
@@ -97,14 +90,6 @@ def init_command(
     from referee.league.store import League
     from referee.settings import MatchLimits
 
-    limits = MatchLimits(
-        **limit_fields(
-            move_timeout=move_timeout,
-            startup_timeout=startup_timeout,
-            on_fault=on_fault,
-            max_hands=max_hands,
-        )
-    )
     # A folder given is kept as it resolves from here; the default is beside the database.
     folder = logs.resolve() if logs is not None else Path(f"{db.stem}-logs")
     where = folder if folder.is_absolute() else db.parent / folder
@@ -112,7 +97,8 @@ def init_command(
         raise fail(f"--logs {where}: a file, not a folder; name a folder for the logs")
     league_seed = seed if seed is not None else secrets.randbits(63)
     try:
-        with League.create(db, league_seed, folder, msgspec.json.encode(limits).decode()):
+        encoded = msgspec.json.encode(MatchLimits(**limits)).decode()
+        with League.create(db, league_seed, folder, encoded):
             pass
     except LeagueError as exc:
         raise fail(str(exc)) from None
@@ -217,12 +203,9 @@ def run_command(
             " at most N).",
         ),
     ] = False,
-    jobs: JobsOption = None,
-    dask: DaskOption = None,
-    sandbox: SandboxOption = DEFAULT_SANDBOX_MODE,
-    sandbox_allow: AllowOption = None,
-    sandbox_env: EnvOption = None,
-    fresh_bots: FreshBotsOption = False,
+    *,
+    running: Annotated[Running, RUNNING],
+    sandbox: Annotated[Given, sandbox_options()],
     abandon: Annotated[
         bool,
         typer.Option(
@@ -256,10 +239,10 @@ def run_command(
     request = Request(
         matches=matches,
         until_stable=until_stable,
-        jobs=jobs or default_jobs(),
-        dask=dask,
-        sandbox=sandbox_settings(sandbox, sandbox_allow, sandbox_env),
-        warm=not fresh_bots,
+        jobs=running.jobs or default_jobs(),
+        dask=running.dask,
+        sandbox=sandbox_settings(sandbox),
+        warm=not running.fresh_bots,
     )
     with _open(db, write=True, runner=True) as league:
         try:

@@ -20,32 +20,12 @@ if TYPE_CHECKING:
 
 from referee.cli.app import app
 from referee.cli.foreground import in_foreground
+from referee.cli.groups import Given, Output, limit_options, output_options, sandbox_options
 from referee.cli.options import (
-    DEFAULT_LIMITS,
-    DEFAULT_ON_FAULT,
-    DEFAULT_SANDBOX_MODE,
-    AllowOption,
-    CpuLimit,
-    DebugOption,
-    EnvOption,
-    LogOption,
-    MaxHands,
-    MaxLineBytes,
-    MaxProcesses,
-    MaxRejections,
-    MaxStrikes,
-    MemoryLimit,
-    MoveTimeout,
-    OnFaultOption,
-    SandboxOption,
-    ScratchLimit,
     SeedOption,
-    StartupTimeout,
-    TimeBank,
     bundled_bot,
     check_commands,
     fail,
-    limit_fields,
     new_log,
     sandbox_plan,
 )
@@ -63,27 +43,11 @@ def match_command(
             show_default=False,
         ),
     ] = None,
+    *,
     seed: SeedOption = None,
-    log: LogOption = None,
-    move_timeout: MoveTimeout = DEFAULT_LIMITS.move_timeout,
-    startup_timeout: StartupTimeout = DEFAULT_LIMITS.startup_timeout,
-    time_bank: TimeBank = DEFAULT_LIMITS.time_bank,
-    max_rejections: MaxRejections = DEFAULT_LIMITS.max_rejections,
-    on_fault: OnFaultOption = DEFAULT_ON_FAULT,
-    max_strikes: MaxStrikes = DEFAULT_LIMITS.max_strikes,
-    max_hands: MaxHands = DEFAULT_LIMITS.max_hands,
-    max_line_bytes: MaxLineBytes = DEFAULT_LIMITS.max_line_bytes,
-    sandbox: SandboxOption = DEFAULT_SANDBOX_MODE,
-    sandbox_allow: AllowOption = None,
-    sandbox_env: EnvOption = None,
-    memory_limit: MemoryLimit = DEFAULT_LIMITS.memory_mb,
-    scratch_limit: ScratchLimit = DEFAULT_LIMITS.scratch_mb,
-    cpu_limit: CpuLimit = DEFAULT_LIMITS.cpu_seconds,
-    max_processes: MaxProcesses = DEFAULT_LIMITS.max_processes,
-    json_output: Annotated[
-        bool, typer.Option("--json", help="Print one JSON object with the outcome on stdout.")
-    ] = False,
-    debug: DebugOption = False,
+    limits: Annotated[Given, limit_options()],
+    sandbox: Annotated[Given, sandbox_options()],
+    output: Annotated[Output, output_options("the outcome", log=True, debug=True)],
 ) -> None:
     """Play one match between four bot programs and write its replay log.
 
@@ -92,7 +56,6 @@ def match_command(
     """
 
     from referee.match.runner import random_seed, seat_commands
-    from referee.match.trace import WireTrace
     from referee.rules.deal import MAX_SEED
     from referee.settings import MatchSettings
 
@@ -104,33 +67,15 @@ def match_command(
     check_commands(commands)
     match_seed = random_seed() if seed is None else seed
     assert 0 <= match_seed <= MAX_SEED
-    settings = MatchSettings(
-        seed=match_seed,
-        **limit_fields(
-            move_timeout=move_timeout,
-            startup_timeout=startup_timeout,
-            time_bank=time_bank,
-            max_rejections=max_rejections,
-            on_fault=on_fault,
-            max_strikes=max_strikes,
-            max_hands=max_hands,
-            max_line_bytes=max_line_bytes,
-            memory_limit=memory_limit,
-            cpu_limit=cpu_limit,
-            max_processes=max_processes,
-            scratch_limit=scratch_limit,
-        ),
-    )
-    log_path = new_log(log)
+    settings = MatchSettings(seed=match_seed, **limits)
+    log_path = new_log(output.log)
     try:
-        plan = sandbox_plan(
-            sandbox, sandbox_allow, sandbox_env, settings, commands, [log_path.parent]
-        )
+        plan = sandbox_plan(sandbox, settings, commands, [log_path.parent])
     except typer.Exit:
         log_path.unlink(missing_ok=True)  # refused: no match, no log
         raise
-    outcome = play(settings, commands, log_path, plan, WireTrace() if debug else None)
-    if json_output:
+    outcome = play(settings, commands, log_path, plan, output.trace())
+    if output.json:
         from referee.record.records import split_counts
 
         document = msgspec.to_builtins(outcome)

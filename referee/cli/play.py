@@ -18,29 +18,13 @@ if TYPE_CHECKING:
 
 from referee.cli.app import app
 from referee.cli.foreground import in_foreground
+from referee.cli.groups import Given, Output, limit_options, output_options, sandbox_options
 from referee.cli.options import (
-    DEFAULT_LIMITS,
-    DEFAULT_SANDBOX_MODE,
-    AllowOption,
-    CpuLimit,
-    EnvOption,
-    LogOption,
-    MaxHands,
-    MaxLineBytes,
-    MaxProcesses,
-    MaxRejections,
-    MemoryLimit,
-    MoveTimeout,
-    SandboxOption,
-    ScratchLimit,
     SeatName,
     SeedOption,
-    StartupTimeout,
-    TimeBank,
     bundled_bot,
     check_commands,
     fail,
-    limit_fields,
     new_log,
     sandbox_plan,
     seat_of,
@@ -52,6 +36,9 @@ PERSON_COMMAND: Final = "(a person at the terminal)"
 #: about 10 ms a move (a person never waits on it) and makes a partner worth having.
 DEFAULT_BOT: Final = "strong_bot.py"
 DEFAULT_SEAT: Final = SeatName("A")
+#: The limits a person's match is played under: every fault forfeits (under a policy that
+#: plays a random action instead, a person's leaving would not forfeit at once).
+PERSON_LIMITS: Final = limit_options(without=("on_fault", "max_strikes"))
 
 
 @app.command("play")
@@ -69,22 +56,12 @@ def play_command(
     seat: Annotated[
         SeatName, typer.Option(help="The seat you play (A+C against B+D).")
     ] = DEFAULT_SEAT,
+    *,
     seed: SeedOption = None,
-    log: LogOption = None,
     name: Annotated[str, typer.Option(help="Your name in the log (1-100 characters).")] = "person",
-    move_timeout: MoveTimeout = DEFAULT_LIMITS.move_timeout,
-    startup_timeout: StartupTimeout = DEFAULT_LIMITS.startup_timeout,
-    time_bank: TimeBank = DEFAULT_LIMITS.time_bank,
-    max_rejections: MaxRejections = DEFAULT_LIMITS.max_rejections,
-    max_hands: MaxHands = DEFAULT_LIMITS.max_hands,
-    max_line_bytes: MaxLineBytes = DEFAULT_LIMITS.max_line_bytes,
-    sandbox: SandboxOption = DEFAULT_SANDBOX_MODE,
-    sandbox_allow: AllowOption = None,
-    sandbox_env: EnvOption = None,
-    memory_limit: MemoryLimit = DEFAULT_LIMITS.memory_mb,
-    scratch_limit: ScratchLimit = DEFAULT_LIMITS.scratch_mb,
-    cpu_limit: CpuLimit = DEFAULT_LIMITS.cpu_seconds,
-    max_processes: MaxProcesses = DEFAULT_LIMITS.max_processes,
+    limits: Annotated[Given, PERSON_LIMITS],
+    sandbox: Annotated[Given, sandbox_options()],
+    output: Annotated[Output, output_options(log=True)],
 ) -> None:
     """Play a match yourself, in one seat, against bots in the other three.
 
@@ -114,28 +91,13 @@ def play_command(
     check_commands(bot_commands)
     if not sys.stdin.isatty():
         raise fail("play needs a terminal to read your moves: run it in a terminal, not a pipe")
-    settings = MatchSettings(
-        seed=random_seed() if seed is None else seed,
-        **limit_fields(
-            move_timeout=move_timeout,
-            startup_timeout=startup_timeout,
-            time_bank=time_bank,
-            max_rejections=max_rejections,
-            max_hands=max_hands,
-            max_line_bytes=max_line_bytes,
-            memory_limit=memory_limit,
-            cpu_limit=cpu_limit,
-            max_processes=max_processes,
-            scratch_limit=scratch_limit,
-        ),
-    )
-    log_path = new_log(log)
+    settings = MatchSettings(seed=random_seed() if seed is None else seed, **limits)
+    log_path = new_log(output.log)
     # The person's seat is planned as its partner's bot would be, so that the line and the
     # header say the bots' layers; no process runs there.
     planned = {s: bot_commands.get(s, bot_commands[PARTNER_OF[mine]]) for s in SEATS}
     try:
-        secrets = [log_path.parent]
-        plan = sandbox_plan(sandbox, sandbox_allow, sandbox_env, settings, planned, secrets)
+        plan = sandbox_plan(sandbox, settings, planned, [log_path.parent])
     except typer.Exit:
         log_path.unlink(missing_ok=True)  # refused: no match, no log
         raise

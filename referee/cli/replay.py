@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, cast
 
 import typer
 
@@ -12,21 +12,13 @@ from referee.terminal import shown
 
 if TYPE_CHECKING:
     from referee.record.log import LogFile
+    from referee.rules.tiles import Seat
 
 from referee.cli.app import app
 from referee.cli.exits import FAILED
+from referee.cli.groups import Given, sandbox_options
 from referee.cli.match import play
-from referee.cli.options import (
-    ALLOW_HELP,
-    DEFAULT_SANDBOX_MODE,
-    ENV_HELP,
-    SANDBOX_HELP,
-    Sandbox,
-    SeatName,
-    fail,
-    sandbox_plan,
-    seat_of,
-)
+from referee.cli.options import SeatName, fail, sandbox_plan, seat_of
 
 
 @app.command("replay")
@@ -43,6 +35,7 @@ def replay_command(
             show_default=False,
         ),
     ] = None,
+    *,
     seat: Annotated[
         SeatName | None,
         typer.Option(
@@ -80,17 +73,7 @@ def replay_command(
             " --public: only that one).",
         ),
     ] = False,
-    sandbox: Annotated[
-        Sandbox, typer.Option(help="With --rerun: " + SANDBOX_HELP)
-    ] = DEFAULT_SANDBOX_MODE,
-    sandbox_allow: Annotated[
-        list[Path] | None,
-        typer.Option(metavar="PATH", help="With --rerun: " + ALLOW_HELP, show_default=False),
-    ] = None,
-    sandbox_env: Annotated[
-        list[str] | None,
-        typer.Option(metavar="NAME", help="With --rerun: " + ENV_HELP, show_default=False),
-    ] = None,
+    sandbox: Annotated[Given, sandbox_options(when="With --rerun:")],
 ) -> None:
     """Render, verify or re-run a match from its replay log.
 
@@ -101,54 +84,69 @@ def replay_command(
     from referee.errors import LogError, RefereeError, VerificationError
     from referee.record.log import read_log
 
-    modes = [seat is not None, public, verify, json_output, rerun]
-    if sum(modes) > 1:
-        raise fail("choose one of --seat, --public, --verify, --json, --rerun")
-    if html and (verify or json_output or rerun):
-        raise fail("--html combines with --seat or --public only (it verifies the log itself)")
-    if out is not None and not html:
-        raise fail(f"{out}: a second argument is the page --html writes; add --html")
+    _check_combination(out, seat is not None, public, verify, json_output, rerun, html)
     try:
         replay_log = read_log(log)
     except LogError as exc:
         raise fail(str(exc)) from None
+    only = seat_of(seat) if seat else ("public" if public else None)
     try:
         if html:
-            _write_page(replay_log, out, seat_of(seat) if seat else ("public" if public else None))
+            _write_page(replay_log, out, only)
         elif verify:
             _verify(replay_log)
         elif json_output:
-            from referee.record.records import canonical_json
-            from referee.record.verify import game_record
-
-            if replay_log.truncated or replay_log.broken_at:
-                raise fail(
-                    f"{log} is truncated or altered, so no game digest stands for it;"
-                    " --verify says where"
-                )
-
-            # Exactly the bytes game_digest hashes: no newline after them.
-            sys.stdout.buffer.write(canonical_json(game_record(replay_log.records)))
-            sys.stdout.flush()
+            _print_game_record(replay_log)
         elif rerun:
-            _rerun(replay_log, sandbox, sandbox_allow, sandbox_env)
+            _rerun(replay_log, sandbox)
         else:
-            from referee.record import render
-
-            if seat is not None:
-                lines = render.seat_lines(replay_log, seat_of(seat))
-            elif public:
-                lines = render.public_lines(replay_log)
-            else:
-                lines = render.match_lines(replay_log)
-            for line in lines:
-                typer.echo(line)
+            _print_lines(replay_log, only)
     except VerificationError as exc:
         unwritten = "; no page was written" if html else ""
         typer.echo(f"verification failed: {shown(str(exc))}{unwritten}", err=True)
         raise typer.Exit(FAILED) from None
     except RefereeError as exc:
         raise fail(f"{log}: the log does not follow the rules ({exc}); run --verify") from None
+
+
+def _check_combination(
+    out: Path | None, seat: bool, public: bool, verify: bool, json: bool, rerun: bool, html: bool
+) -> None:
+    """Exit 2 for options that do not go together."""
+    if sum([seat, public, verify, json, rerun]) > 1:
+        raise fail("choose one of --seat, --public, --verify, --json, --rerun")
+    if html and (verify or json or rerun):
+        raise fail("--html combines with --seat or --public only (it verifies the log itself)")
+    if out is not None and not html:
+        raise fail(f"{out}: a second argument is the page --html writes; add --html")
+
+
+def _print_lines(replay_log: LogFile, only: str | None) -> None:
+    """The match hand by hand: all of it, what one seat was shown, or the public view."""
+    from referee.record import render
+
+    if only is None:
+        lines = render.match_lines(replay_log)
+    elif only == "public":
+        lines = render.public_lines(replay_log)
+    else:
+        lines = render.seat_lines(replay_log, cast("Seat", only))
+    for line in lines:
+        typer.echo(line)
+
+
+def _print_game_record(replay_log: LogFile) -> None:
+    """Exactly the bytes ``game_digest`` hashes (no newline after them)."""
+    from referee.record.records import canonical_json
+    from referee.record.verify import game_record
+
+    if replay_log.truncated or replay_log.broken_at:
+        raise fail(
+            f"{replay_log.path} is truncated or altered, so no game digest stands for it;"
+            " --verify says where"
+        )
+    sys.stdout.buffer.write(canonical_json(game_record(replay_log.records)))
+    sys.stdout.flush()
 
 
 def _write_page(replay_log: LogFile, out: Path | None, only: str | None) -> None:
@@ -184,16 +182,14 @@ def _verify(replay_log: LogFile) -> None:
     typer.echo(f"log digest:  {result.log_digest}")
 
 
-def _rerun(
-    replay_log: LogFile, sandbox: Sandbox, allow: list[Path] | None, env: list[str] | None
-) -> None:
+def _rerun(replay_log: LogFile, sandbox: Given) -> None:
     from referee.match.rerun import difference, rerun_of
 
     try:
         rerun = rerun_of(replay_log)
     except ValueError as exc:
         raise fail(str(exc)) from None
-    plan = sandbox_plan(sandbox, allow, env, rerun.settings, rerun.bots, [rerun.log.parent])
+    plan = sandbox_plan(sandbox, rerun.settings, rerun.bots, [rerun.log.parent])
     outcome = play(rerun.settings, rerun.bots, rerun.log, plan)
     typer.echo(f"logged game digest: {rerun.logged_digest or '(none: the log is truncated)'}")
     typer.echo(f"rerun game digest:  {outcome.game_digest}  (log: {rerun.log})")

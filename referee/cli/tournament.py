@@ -2,31 +2,36 @@
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, cast
+from typing import TYPE_CHECKING, Annotated, Any, Final, cast
 
 import typer
 
 from referee.cli.app import app
 from referee.cli.exits import FAILED, OK, by_signal
-from referee.cli.options import (
-    SANDBOX_HELP,
-    AllowOption,
-    DaskOption,
-    EnvOption,
-    FreshBotsOption,
-    JobsOption,
-    OnFault,
-    Sandbox,
-    fail,
-    limit_fields,
-    limit_option,
-    sandbox_mode_of,
+from referee.cli.groups import (
+    RUNNING,
+    Given,
+    Output,
+    Running,
+    limit_options,
+    output_options,
+    sandbox_options,
 )
+from referee.cli.options import fail
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from referee.running.jobs import Entrant
     from referee.running.results import Format
+    from referee.tournament.config import TournamentConfig
+    from referee.tournament.driver import Outcome
+
+#: Where a match limit or the sandbox mode not given comes from: the TOML file, else the
+#: default (``tournament.config.configure``).
+FROM_FILE: Final = "CONFIG's, else {}"
 
 
 @app.command("tournament")
@@ -40,6 +45,7 @@ def tournament_command(
             show_default=False,
         ),
     ] = None,
+    *,
     bot: Annotated[
         list[str] | None,
         typer.Option(
@@ -62,7 +68,6 @@ def tournament_command(
             help="round-robin (every pair) or gauntlet (first vs each).",
         ),
     ] = None,
-    jobs: JobsOption = None,
     results: Annotated[
         Path | None,
         typer.Option(help="Results file (JSON lines). Default: tournament/results.jsonl."),
@@ -73,7 +78,6 @@ def tournament_command(
     resume: Annotated[
         bool, typer.Option("--resume", help="Play only the matches missing from the results.")
     ] = False,
-    dask: DaskOption = None,
     sprt: Annotated[
         str | None,
         typer.Option(
@@ -82,23 +86,9 @@ def tournament_command(
     ] = None,
     alpha: Annotated[float | None, typer.Option(help="SPRT false positive rate (0.05).")] = None,
     beta: Annotated[float | None, typer.Option(help="SPRT false negative rate (0.05).")] = None,
-    move_timeout: Annotated[float | None, limit_option("move_timeout", optional=True)] = None,
-    startup_timeout: Annotated[float | None, limit_option("startup_timeout", optional=True)] = None,
-    time_bank: Annotated[float | None, limit_option("time_bank", optional=True)] = None,
-    max_rejections: Annotated[int | None, limit_option("max_rejections", optional=True)] = None,
-    on_fault: Annotated[OnFault | None, limit_option("on_fault", optional=True)] = None,
-    max_strikes: Annotated[int | None, limit_option("max_strikes", optional=True)] = None,
-    max_hands: Annotated[int | None, limit_option("max_hands", optional=True)] = None,
-    sandbox: Annotated[
-        Sandbox | None, typer.Option(help=SANDBOX_HELP + " Default: auto.", show_default=False)
-    ] = None,
-    sandbox_allow: AllowOption = None,
-    memory_limit: Annotated[int | None, limit_option("memory_limit", optional=True)] = None,
-    cpu_limit: Annotated[int | None, limit_option("cpu_limit", optional=True)] = None,
-    max_processes: Annotated[int | None, limit_option("max_processes", optional=True)] = None,
-    scratch_limit: Annotated[int | None, limit_option("scratch_limit", optional=True)] = None,
-    sandbox_env: EnvOption = None,
-    fresh_bots: FreshBotsOption = False,
+    running: Annotated[Running, RUNNING],
+    limits: Annotated[Given, limit_options(default=FROM_FILE)],
+    sandbox: Annotated[Given, sandbox_options(default=FROM_FILE)],
     report: Annotated[
         bool,
         typer.Option(
@@ -107,69 +97,63 @@ def tournament_command(
             " page beside its log ('referee report' writes one elsewhere).",
         ),
     ] = False,
-    json_output: Annotated[
-        bool, typer.Option("--json", help="Print the standings as JSON on stdout.")
-    ] = False,
+    output: Annotated[Output, output_options("the standings")],
 ) -> None:
     """Play many matches between entrants, in duplicate, in parallel; print the standings.
 
     Each pairing plays every deal seed twice, once with each entrant as A+C, so the luck of
     the deal cancels out. Results are appended to the results file as matches end.
     """
-    from referee.pages.report_command import report_lines
-    from referee.tournament.config import (
-        TournamentConfig,
-        TournamentError,
-        TournamentOptions,
-        configure,
-    )
+    from referee.tournament.config import TournamentError, TournamentOptions, configure
     from referee.tournament.driver import run
     from referee.tournament.terminal_output import JsonOutput, TerminalOutput
 
-    limits = limit_fields(
-        move_timeout=move_timeout,
-        startup_timeout=startup_timeout,
-        time_bank=time_bank,
-        max_rejections=max_rejections,
-        on_fault=on_fault,
-        max_strikes=max_strikes,
-        max_hands=max_hands,
-        memory_limit=memory_limit,
-        cpu_limit=cpu_limit,
-        max_processes=max_processes,
-        scratch_limit=scratch_limit,
-    )
-    output = JsonOutput() if json_output else TerminalOutput()
-
-    def report_of(config: TournamentConfig) -> list[str]:
-        return report_lines(config.results, config.sprt, output.err)
-
+    shown = JsonOutput() if output.json else TerminalOutput()
     try:
-        options = TournamentOptions(
+        given = TournamentOptions(
             bot=[_entrant(text) for text in bot or []],
             seeds=seeds,
             seed=seed,
             format=cast("Format | None", format),  # checked with the file's
-            jobs=jobs,
             results=None if results is None else str(results),
             logs=None if logs is None else str(logs),
-            dask=dask,
             sprt=sprt,
             alpha=alpha,
             beta=beta,
-            match=limits,
-            sandbox=sandbox_mode_of(sandbox) if sandbox else None,
-            sandbox_allow=[str(path) for path in sandbox_allow or []],
-            sandbox_env=sandbox_env or [],
-            fresh_bots=fresh_bots,
             report=report,
+            **_running_and_sandbox(running, limits, sandbox),
         )
-        outcome = run(configure(options, config, resume), output, report_of)
+        outcome = run(configure(given, config, resume), shown, partial(_report, err=shown.err))
     except TournamentError as exc:
         raise fail(str(exc)) from None
+    raise typer.Exit(_status(outcome))
+
+
+def _running_and_sandbox(running: Running, limits: Given, sandbox: Given) -> dict[str, Any]:
+    """The groups' options as the keys of a tournament's file (``TournamentOptions``)."""
+    return {
+        "jobs": running.jobs,
+        "dask": running.dask,
+        "fresh_bots": running.fresh_bots,
+        "match": limits,
+        "sandbox": sandbox.get("mode"),
+        "sandbox_allow": sandbox.get("allow", []),
+        "sandbox_env": sandbox.get("env", []),
+    }
+
+
+def _report(config: TournamentConfig, err: Console) -> list[str]:
+    """The report's lines (``--report``), written once the tournament ends."""
+    from referee.pages.report_command import report_lines
+
+    return report_lines(config.results, config.sprt, err)
+
+
+def _status(outcome: Outcome) -> int:
+    """Interrupted: as by its signal; 1 when a match, or every match, was not played."""
     if outcome.interrupted is not None:
-        raise typer.Exit(by_signal(outcome.interrupted))
-    raise typer.Exit(FAILED if outcome.not_played or outcome.none_played else OK)
+        return by_signal(outcome.interrupted)
+    return FAILED if outcome.not_played or outcome.none_played else OK
 
 
 def _entrant(text: str) -> Entrant:
