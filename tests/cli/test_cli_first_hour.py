@@ -65,16 +65,19 @@ def test_json_keeps_faults_and_refused_answers_apart(tmp_path: Path) -> None:
 def test_a_results_file_has_one_writer(tmp_path: Path) -> None:
     slow = tmp_path / "bots" / "slow_bot.py"  # not beside the results: a bot could read them
     slow.parent.mkdir()
-    slow.write_text(
-        (ROOT / "example_bots" / "random_bot.py")
-        .read_text()
-        .replace("import json", "import json, time", 1)
-        .replace(
-            'if message["type"] == "act":',
-            'if message["type"] == "act":\\n        time.sleep(0.05)',
-            1,
-        )
+    source = (ROOT / "example_bots" / "random_bot.py").read_text()
+    changed = source.replace(
+        "import json", "import json, os, time\nSLOW = __file__ + '.slow'", 1
+    ).replace(
+        'elif kind == "act":',
+        'elif kind == "act":\n            time.sleep(0.5 if os.path.exists(SLOW) else 0)',
+        1,
     )
+    assert changed.count("time.sleep") == 1 and "SLOW =" in changed  # the bot is slowed
+    slow.write_text(changed)
+    # Slow while the second tournament tries the file (however loaded the machine), then fast.
+    flag = slow.with_name(slow.name + ".slow")
+    flag.touch()
     bot = shlex.join([sys.executable, str(slow)])
     args = ["tournament", "--bot", f"a={bot}", "--bot", f"b={bot}", "--seeds", "4", "--jobs", "1"]
     args += ["--results", str(tmp_path / "results.jsonl")]
@@ -93,6 +96,7 @@ def test_a_results_file_has_one_writer(tmp_path: Path) -> None:
     finally:
         first.kill()
         first.wait()
+        flag.unlink()
     # The writer is gone (killed): its lock went with it, and --resume completes the file.
     done = referee(*args, "--resume", "--json", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
