@@ -24,7 +24,7 @@ from referee.cli.options import (
     sandbox_plan,
     seat_of,
 )
-from referee.terminal import json_text, shown
+from referee.terminal.escapes import json_text, shown
 
 if TYPE_CHECKING:
     from referee.ask.conversation import Answer
@@ -199,7 +199,8 @@ def _run(
 
     from referee.ask.session import ask_bot
     from referee.cli.foreground import in_foreground
-    from referee.display import LongWork, people_console
+    from referee.terminal.progress import LongWork
+    from referee.terminal.tables import people_console
 
     questions = told.through(decision)
     acts = sum(1 for question in questions if question.decision is not None) if sweep else 0
@@ -216,8 +217,9 @@ def _run(
 
 def _print(result: Report, told: Transcript) -> None:
     from referee.ask import text
-    from referee.display import people_console, print_table, stderr_lines
+    from referee.match.display import stderr_lines
     from referee.rules.actions import counted
+    from referee.terminal.tables import people_console, print_table
 
     def say(line: str) -> None:
         typer.echo(shown(line))

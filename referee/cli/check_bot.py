@@ -22,7 +22,7 @@ from referee.cli.options import (
     limit_fields,
     sandbox_settings,
 )
-from referee.terminal import json_text
+from referee.terminal.escapes import json_text
 
 
 @app.command("check-bot")

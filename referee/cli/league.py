@@ -236,10 +236,11 @@ def run_command(
     versions first); every result is written with its log's digest as it comes. Stopped
     (even by kill -9), the same command goes on where it stopped; with no count it finishes
     the stopped run."""
-    from referee.display import LongWork, people_console
     from referee.errors import LeagueError
     from referee.league.runner import Request, abandon_run, run_league
-    from referee.terminal import markup
+    from referee.terminal.escapes import markup
+    from referee.terminal.progress import LongWork
+    from referee.terminal.tables import people_console
     from referee.tournament.config import default_jobs
 
     err = people_console(stderr=True)
@@ -297,7 +298,7 @@ def standings_command(
     head; it reads while 'league run' writes, without stopping it."""
     from referee.league.standings import standings
     from referee.league.views import print_standings
-    from referee.terminal import json_text
+    from referee.terminal.escapes import json_text
 
     with _open(db) as league:
         table = standings(league, include_retired=not active)
@@ -316,7 +317,7 @@ def history_command(
     """Each version's rating over time: after each of its matches."""
     from referee.league.standings import history
     from referee.league.views import print_history
-    from referee.terminal import json_text
+    from referee.terminal.escapes import json_text
 
     with _open(db) as league:
         found = history(league, name)
@@ -350,7 +351,7 @@ def report_command(
 def verify_command(db: DbArgument, json_output: JsonOption = False) -> None:
     """Read every recorded match's log and hold it to the digest recorded with the result."""
     from referee.league.standings import verify_logs
-    from referee.terminal import json_text, shown
+    from referee.terminal.escapes import json_text, shown
 
     with _open(db) as league:
         checked, problems = verify_logs(league)

@@ -9,11 +9,11 @@ from pathlib import Path
 
 from rich.console import Console
 
-from referee.display import LongWork
 from referee.pages.page import PageError, write_page
 from referee.pages.report_page import MatchRow, match_pages, report_page
 from referee.tally.summary import summarize
 from referee.tally.tally import Tally
+from referee.terminal.progress import LongWork
 from referee.tournament.results import MatchResult, ResultsError, ResultsHeader, read_results
 from referee.tournament.standings import Sprt
 

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from referee.display import counts_text
 from referee.errors import LogError, VerificationError
 from referee.pages.match_page import match_page, page_path
 from referee.pages.page import PageError, page, write_page
@@ -24,6 +23,7 @@ from referee.tally.counting import Uncountable
 from referee.tally.summary import Summary, bid_label, bid_order
 from referee.tally.tables import inputs_lines, tables
 from referee.tally.tally import Tally
+from referee.terminal.tables import counts_text
 from referee.tournament.logs import disagreement, own_log
 from referee.tournament.plan import pairings
 from referee.tournament.results import MatchResult, ResultsHeader

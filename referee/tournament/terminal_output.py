@@ -12,8 +12,10 @@ from rich.console import Group
 from rich.live import Live
 from rich.table import Table
 
-from referee.display import LongWork, failure_lines, people_console, print_table
-from referee.terminal import json_text, markup
+from referee.match.display import failure_lines
+from referee.terminal.escapes import json_text, markup
+from referee.terminal.progress import LongWork
+from referee.terminal.tables import people_console, print_table
 from referee.tournament.output import Ending
 from referee.tournament.results import MatchResult
 from referee.tournament.standings import Standings, standings
