@@ -269,7 +269,7 @@ def run_command(
                     league,
                     request,
                     lambda line: err.print(markup(line)),
-                    lambda done, total: work.update(done, total or done),
+                    work.update,
                 )
         except LeagueError as exc:
             raise fail(str(exc)) from None

@@ -23,6 +23,7 @@ from referee.league.schedule import Rated, next_pair, stable
 from referee.league.store import Entrant, League, now
 from referee.match.commands import problem
 from referee.settings import MatchLimits, SandboxSettings
+from referee.terminal.progress import Progress, unwatched
 from referee.tournament import plan as tournament_plan
 from referee.tournament.cluster import check_workers
 from referee.tournament.config import TournamentError
@@ -250,7 +251,7 @@ def run_league(
     league: League,
     request: Request,
     say: Callable[[str], None],
-    progress: Callable[[int, int | None], None] = lambda done, total: None,
+    progress: Progress = unwatched,
 ) -> Played:
     """Play the run ``request`` asks for (or the interrupted one) on ``league``."""
     active = league.entrants(active_only=True)
@@ -294,13 +295,13 @@ def run_league(
     done = run.recorded_in_run()
     if done:
         say(f"run {run.run} goes on: {done} of its matches were recorded before")
-    progress(done, run.target)
+    progress(done, run.target or done)
 
     def on_result(result: MatchResult) -> bool:
         nonlocal done
         run.record(result)
         done += 1
-        progress(done, run.target)
+        progress(done, run.target or done)
         return True
 
     def on_error(job: MatchJob, error: BaseException) -> None:

@@ -23,6 +23,7 @@ from referee.tally.counting import Uncountable
 from referee.tally.summary import Summary, bid_label, bid_order
 from referee.tally.tables import inputs_lines, tables
 from referee.tally.tally import Tally
+from referee.terminal.progress import Progress, unwatched
 from referee.terminal.tables import counts_text
 from referee.tournament.logs import disagreement, own_log
 from referee.tournament.plan import pairings
@@ -54,7 +55,7 @@ def match_pages(
     results: list[MatchResult],
     results_file: Path,
     report: Path,
-    progress: Callable[[], None] = lambda: None,
+    progress: Progress = unwatched,
     tally: Tally | None = None,
 ) -> list[MatchRow]:
     """Write each match's viewer page beside its log (``LOG.html``, as ``replay --html``
@@ -73,7 +74,7 @@ def match_rows(
     results_file: Path,
     report: Path,
     commands: dict[str, str],
-    progress: Callable[[], None] = lambda: None,
+    progress: Progress = unwatched,
     tally: Tally | None = None,
 ) -> list[MatchRow]:
     """``match_pages`` for results in the order given, each entrant's program in
@@ -86,7 +87,7 @@ def match_rows(
         if tally is not None:
             _count(tally, result, verified, row)
         rows.append(row)
-        progress()
+        progress(len(rows), len(results))
     return rows
 
 

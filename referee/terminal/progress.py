@@ -1,18 +1,31 @@
-"""The one progress display of long work, ``LongWork``: a bar on a terminal, and off one
-(where rich draws no progress at all) a line every ``PROGRESS_EVERY`` seconds, so that a log or
-a pipe still shows the work moving.
+"""The one progress of long work: ``Progress``, how the work says how far it has gone, and
+``LongWork``, which shows it — a bar on a terminal, and off one (where rich draws no progress
+at all) a line every ``PROGRESS_EVERY`` seconds, so that a log or a pipe still shows the work
+moving.
 """
 
 from __future__ import annotations
 
 import os
 import time
-from typing import Final
+from typing import Final, Protocol
 
 from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeRemainingColumn
 from rich.progress import Progress as RichProgress
+
+
+class Progress(Protocol):
+    """How long work says how far it has gone: ``done`` of ``total`` things, after each (a
+    total found as the work goes may grow). ``LongWork.update`` is one; so is ``unwatched``."""
+
+    def __call__(self, done: int, total: int, /) -> None: ...
+
+
+def unwatched(done: int, total: int, /) -> None:
+    """The progress of work nobody watches."""
+
 
 #: Seconds between progress lines when stderr is not a terminal (``REFEREE_PROGRESS_EVERY``
 #: overrides it, e.g. for a CI log that wants fewer).
