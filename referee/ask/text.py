@@ -17,7 +17,7 @@ from referee.ask.transcript import Decision
 from referee.record.records import ActRecord
 from referee.record.render import marks_text, view_lines
 from referee.rules.actions import counted
-from referee.terminal import markup
+from referee.terminal.escapes import markup
 
 
 def logged_text(logged: LoggedAnswer) -> str:

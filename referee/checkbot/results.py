@@ -10,7 +10,7 @@ import msgspec
 
 from referee.match.process import EXIT_GRACE, StderrTail
 from referee.rules import Seat
-from referee.terminal import markup, shown
+from referee.terminal.escapes import markup, shown
 
 Status = Literal["passed", "failed", "skipped"]
 #: What made a check fail under the sandbox: not the sandbox at all; a variable it does not
@@ -320,7 +320,7 @@ def report_lines(report: CheckReport, width: int = 120, color: bool = False) -> 
 def why_lines(report: CheckReport) -> list[str]:
     """Why the bot failed, under the table: the end of its stderr in each failed check (and
     seat), and whether the sandbox was the cause. Escaped: print without markup."""
-    from referee.display import stderr_lines
+    from referee.match.display import stderr_lines
 
     lines: list[str] = []
     for check in report.checks:

@@ -12,7 +12,7 @@ from referee.cli.app import app
 from referee.cli.exits import FAILED, OK
 from referee.cli.groups import Given, Output, limit_options, output_options, sandbox_options
 from referee.cli.options import SeatName, check_commands, fail, sandbox_plan, seat_of
-from referee.terminal import json_text, shown
+from referee.terminal.escapes import json_text, shown
 
 if TYPE_CHECKING:
     from referee.ask.conversation import Answer
@@ -177,7 +177,8 @@ def _run(
 
     from referee.ask.session import ask_bot
     from referee.cli.foreground import in_foreground
-    from referee.display import LongWork, people_console
+    from referee.terminal.progress import LongWork
+    from referee.terminal.tables import people_console
 
     questions = told.through(decision)
     acts = sum(1 for question in questions if question.decision is not None) if sweep else 0
@@ -194,8 +195,9 @@ def _run(
 
 def _print(result: Report, told: Transcript) -> None:
     from referee.ask import text
-    from referee.display import people_console, print_table, stderr_lines
+    from referee.match.display import stderr_lines
     from referee.rules.actions import counted
+    from referee.terminal.tables import people_console, print_table
 
     def say(line: str) -> None:
         typer.echo(shown(line))

@@ -11,7 +11,7 @@ from referee.cli.app import app
 from referee.cli.exits import FAILED, OK
 from referee.cli.groups import Given, Output, limit_options, output_options, sandbox_options
 from referee.cli.options import fail, sandbox_settings
-from referee.terminal import json_text
+from referee.terminal.escapes import json_text
 
 
 @app.command("check-bot")

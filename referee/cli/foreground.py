@@ -12,7 +12,7 @@ from typing import TypeVar
 import typer
 
 from referee.cli.exits import FAILED, by_signal
-from referee.terminal import shown
+from referee.terminal.escapes import shown
 
 T = TypeVar("T")
 

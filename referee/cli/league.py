@@ -219,11 +219,12 @@ def run_command(
     versions first); every result is written with its log's digest as it comes. Stopped
     (even by kill -9), the same command goes on where it stopped; with no count it finishes
     the stopped run."""
-    from referee.display import LongWork, people_console
     from referee.errors import LeagueError
     from referee.league.runner import Request, abandon_run, run_league
     from referee.running.executors import default_jobs
-    from referee.terminal import markup
+    from referee.terminal.escapes import markup
+    from referee.terminal.progress import LongWork
+    from referee.terminal.tables import people_console
 
     err = people_console(stderr=True)
     if abandon:
@@ -251,7 +252,7 @@ def run_command(
                     league,
                     request,
                     lambda line: err.print(markup(line)),
-                    lambda done, total: work.update(done, total or done),
+                    work.update,
                 )
         except LeagueError as exc:
             raise fail(str(exc)) from None
@@ -280,7 +281,7 @@ def standings_command(
     head; it reads while 'league run' writes, without stopping it."""
     from referee.league.standings import standings
     from referee.league.views import print_standings
-    from referee.terminal import json_text
+    from referee.terminal.escapes import json_text
 
     with _open(db) as league:
         table = standings(league, include_retired=not active)
@@ -299,7 +300,7 @@ def history_command(
     """Each version's rating over time: after each of its matches."""
     from referee.league.standings import history
     from referee.league.views import print_history
-    from referee.terminal import json_text
+    from referee.terminal.escapes import json_text
 
     with _open(db) as league:
         found = history(league, name)
@@ -333,7 +334,7 @@ def report_command(
 def verify_command(db: DbArgument, json_output: JsonOption = False) -> None:
     """Read every recorded match's log and hold it to the digest recorded with the result."""
     from referee.league.standings import verify_logs
-    from referee.terminal import json_text, shown
+    from referee.terminal.escapes import json_text, shown
 
     with _open(db) as league:
         checked, problems = verify_logs(league)

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import msgspec
 import typer
 
-from referee.terminal import json_text
+from referee.terminal.escapes import json_text
 
 if TYPE_CHECKING:
     from referee.match.outcome import MatchOutcome
@@ -82,7 +82,7 @@ def match_command(
         document["faults"], document["rejections"] = split_counts(outcome.faults)
         typer.echo(json_text(document))
         return
-    from referee.display import print_outcome
+    from referee.match.display import print_outcome
 
     print_outcome(outcome, commands, plan.settings)
 

@@ -15,7 +15,7 @@ import typer
 from referee.cli.exits import USAGE
 from referee.rules.tiles import Seat
 from referee.settings import MatchLimits, SandboxSettings, field_types
-from referee.terminal import shown
+from referee.terminal.escapes import shown
 
 if TYPE_CHECKING:
     from referee.sandbox.policy import SandboxPlan

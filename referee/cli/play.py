@@ -74,7 +74,7 @@ def play_command(
     from referee.match.runner import random_seed
     from referee.rules.tiles import PARTNER_OF, SEATS
     from referee.settings import MatchSettings
-    from referee.terminal import name_problem
+    from referee.terminal.escapes import name_problem
 
     problem = name_problem(name)
     if not 1 <= len(name) <= 100 or problem is not None:
@@ -156,10 +156,10 @@ def _farewell(
     see the match again."""
     from rich.console import Console
 
-    from referee.display import print_outcome
+    from referee.match.display import print_outcome
     from referee.rules.contract import side_name
     from referee.rules.tiles import OPPONENTS_OF, PARTNERSHIP_OF
-    from referee.terminal import markup
+    from referee.terminal.escapes import markup
 
     print_outcome(outcome, commands, sandbox)
     console = Console(highlight=False, emoji=False, soft_wrap=True)  # a command to copy whole

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated, cast
 
 import typer
 
-from referee.terminal import shown
+from referee.terminal.escapes import shown
 
 if TYPE_CHECKING:
     from referee.record.log import LogFile

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from referee.terminal import json_text, shown
+from referee.terminal.escapes import json_text, shown
 
 if TYPE_CHECKING:
     from referee.pages.report_command import Written

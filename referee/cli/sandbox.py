@@ -8,7 +8,7 @@ import typer
 
 from referee.cli.app import app
 from referee.cli.exits import FAILED, OK
-from referee.terminal import json_text
+from referee.terminal.escapes import json_text
 
 
 @app.command("sandbox")
@@ -26,9 +26,9 @@ def sandbox_command(
     from rich.markup import escape
     from rich.table import Table
 
-    from referee.display import people_console, print_table
     from referee.sandbox.layers import LAYERS
     from referee.sandbox.probe import doctor
+    from referee.terminal.tables import people_console, print_table
 
     rows = doctor()
     ready = all(row.works for row in rows if LAYERS[row.layer].required)

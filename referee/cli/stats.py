@@ -10,7 +10,7 @@ import typer
 from referee.cli.app import app
 from referee.cli.exits import FAILED
 from referee.cli.options import fail
-from referee.terminal import json_text
+from referee.terminal.escapes import json_text
 
 
 @app.command("stats")
@@ -50,11 +50,12 @@ def stats_command(
     reason. Exit status: 0; 1 when no log could be counted; 2 for a usage mistake.
     """
 
-    from referee.display import LongWork, people_console
     from referee.tally.sources import InputError, tally_paths
     from referee.tally.summary import summarize
     from referee.tally.terminal import print_summary
-    from referee.terminal import markup
+    from referee.terminal.escapes import markup
+    from referee.terminal.progress import LongWork
+    from referee.terminal.tables import people_console
 
     if not paths:
         raise fail("name a results file, logs or a folder: referee stats RESULTS|LOG|FOLDER...")

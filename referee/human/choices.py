@@ -34,7 +34,7 @@ from referee.rules.actions import (
 from referee.rules.suits import CALLED, suit_name
 from referee.rules.tiles import Tile
 from referee.rules.views import View
-from referee.terminal import shown
+from referee.terminal.escapes import shown
 
 
 @dataclass(frozen=True)

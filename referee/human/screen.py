@@ -42,7 +42,7 @@ from referee.rules.tiles import (
     Tile,
 )
 from referee.rules.views import Review, View
-from referee.terminal import markup
+from referee.terminal.escapes import markup
 from referee.wire.messages import MatchEnd, PublicEvent
 
 TRUMP_STYLE = "bold magenta"

@@ -29,6 +29,7 @@ from referee.running.executors import Stopping, executor, run_jobs
 from referee.running.jobs import MatchJob, deal_seed
 from referee.running.results import MatchResult
 from referee.settings import MatchLimits, SandboxSettings
+from referee.terminal.progress import Progress, unwatched
 
 
 @dataclass(frozen=True)
@@ -249,7 +250,7 @@ def run_league(
     league: League,
     request: Request,
     say: Callable[[str], None],
-    progress: Callable[[int, int | None], None] = lambda done, total: None,
+    progress: Progress = unwatched,
 ) -> Played:
     """Play the run ``request`` asks for (or the interrupted one) on ``league``."""
     active = league.entrants(active_only=True)
@@ -293,13 +294,13 @@ def run_league(
     done = run.recorded_in_run()
     if done:
         say(f"run {run.run} goes on: {done} of its matches were recorded before")
-    progress(done, run.target)
+    progress(done, run.target or done)
 
     def on_result(result: MatchResult) -> bool:
         nonlocal done
         run.record(result)
         done += 1
-        progress(done, run.target)
+        progress(done, run.target or done)
         return True
 
     def on_error(job: MatchJob, error: BaseException) -> None:

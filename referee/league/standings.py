@@ -13,7 +13,7 @@ from pathlib import Path
 import msgspec
 
 from referee.errors import LogError
-from referee.league.store import Entrant, League
+from referee.league.store import League
 from referee.record.log import read_log
 from referee.stats import wilson_interval
 
@@ -188,7 +188,3 @@ def verify_logs(league: League) -> tuple[int, list[LogProblem]]:
                 LogProblem(match_id, log, f"its digest is {head[:16]}…, not {digest[:16]}…")
             )
     return checked, problems
-
-
-def entrant_named(league: League, name: str) -> list[Entrant]:
-    return [e for e in league.entrants() if e.name == name]

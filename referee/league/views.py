@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from rich.table import Table
 
-from referee.display import head_to_head_grid, people_console, print_table
 from referee.league.standings import LeagueTable, RatingPoint, spread
-from referee.terminal import markup
+from referee.terminal.escapes import markup
+from referee.terminal.tables import head_to_head_grid, people_console, print_table
 
 #: Points of a version's history a table shows (evenly spread, the last always).
 HISTORY_ROWS = 12

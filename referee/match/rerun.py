@@ -13,7 +13,7 @@ from referee.match.commands import problem
 from referee.record.records import Header, MatchEndRecord
 from referee.rules.tiles import Seat
 from referee.settings import MatchSettings
-from referee.terminal import shown
+from referee.terminal.escapes import shown
 
 if TYPE_CHECKING:
     from referee.match.outcome import MatchOutcome

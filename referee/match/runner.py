@@ -137,67 +137,14 @@ async def run_match(
     people = people or {}
     if sandbox is None:
         sandbox = plan_sandbox(SandboxSettings(), settings, commands, [log_path.parent])
-    await _hold_pages(sandbox)
-    private_directory(log_path.parent)
-    for seat in SEATS:  # a previous match's stderr under this name would mislead
-        stderr_path(log_path, seat).unlink(missing_ok=True)
+    await _prepare(sandbox, log_path)
     with private_file(log_path) as log_file:
         log = LogWriter(log_file)
-        bots: dict[Seat, BotProcess] = {}
-        failures: dict[Seat, BotStartFailed] = {}
         table: Table | None = None
-        #: The stderr of a kept bot replaced in its match: its fault is the seat's first.
-        replaced: dict[Seat, StderrSink] = {}
-
-        async def explain(seat: Seat, fault: BotFault) -> BotFault:
-            return await bots[seat].explain(fault)
-
         async with trio.open_nursery() as nursery:
-
-            def seat_bot(seat: Seat, bot: BotProcess) -> BotConnection:
-                bots[seat] = bot
-                if trace is not None:
-                    bot.trace = trace
-                    kept = f" (kept: {bot.matches_played} matches before)"
-                    trace.note(seat, f"{bot.command}{kept if bot.matches_played else ''}")
-                nursery.start_soon(bot.drain_stderr)
-                return bot.connect(settings.max_line_bytes)
-
-            async def restart(seat: Seat) -> BotConnection:
-                """Close the kept bot that failed (at once: it may be spinning), start another."""
-                assert source is not None
-                replaced.setdefault(seat, bots[seat].stderr)
-                await give_back_all(source, [(bots.pop(seat), False)])
-                try:
-                    bot = await source.fresh(
-                        seat, commands[seat], stderr_path(log_path, seat), settings
-                    )
-                except OSError as exc:
-                    raise _no_sandbox(exc) from exc
-                return seat_bot(seat, bot)
-
-            connections: dict[Seat, BotConnection] = dict(people)
+            bots = _Bots(settings, commands, log_path, source, trace, nursery)
             try:
-                if source is None:
-                    try:
-                        source = FreshBots(sandbox)
-                    except OSError as exc:  # every seat fails to start, and the log says why
-                        failures = {s: _no_sandbox(exc) for s in SEATS if s not in people}
-                for seat in SEATS:
-                    if seat in failures or seat in people:
-                        continue
-                    assert source is not None
-                    try:
-                        bot = await source.take(
-                            seat, commands[seat], stderr_path(log_path, seat), settings
-                        )
-                    except BotStartFailed as exc:
-                        failures[seat] = exc
-                        continue
-                    except OSError as exc:
-                        failures[seat] = _no_sandbox(exc)
-                        continue
-                    connections[seat] = seat_bot(seat, bot)
+                connections, failures = await bots.seat_all(sandbox, people)
                 table = Table(
                     settings,
                     connections,
@@ -205,37 +152,139 @@ async def run_match(
                     commands,
                     start_failures=failures,
                     sandbox=sandbox.report,
-                    explain=explain,
-                    previous_matches={seat: bot.matches_played for seat, bot in bots.items()},
-                    restart=restart,
+                    explain=bots.explain,
+                    previous_matches=bots.previous_matches(),
+                    restart=bots.restart,
                     people=people.keys(),
                 )
                 outcome = await table.play()
             except BaseException as exc:
                 if table is not None:
-                    if interrupted(exc):
-                        table.conclude(None, "interrupted", "the referee was interrupted")
-                    else:
-                        cause = leaf_error(exc)
-                        table.conclude(
-                            None, "error", f"referee error: {type(cause).__name__}: {cause}"
-                        )
+                    _conclude_stopped(table, exc)
                 raise
             finally:
-                try:
-                    if source is not None:
-                        given = [
-                            (bot, table is not None and table.reusable(seat))
-                            for seat, bot in bots.items()
-                        ]
-                        await give_back_all(source, given)
-                finally:
-                    if source is not None:
-                        source.close()
+                await bots.give_back(table)
                 nursery.cancel_scope.cancel()  # stderr readers of bots whose pipes stay open
-    sinks = {seat: bot.stderr for seat, bot in bots.items()} | replaced
-    failed = bot_failures(table, sinks, people.keys())
+    failed = bot_failures(table, bots.sinks(), people.keys())
     return msgspec.structs.replace(outcome, log=str(log_path), failures=failed)
+
+
+async def _prepare(sandbox: SandboxPlan, log_path: Path) -> None:
+    """Before any bot starts: its pages held, the log's folder private, and no stderr file of
+    a previous match under this log's name (it would mislead)."""
+    await _hold_pages(sandbox)
+    private_directory(log_path.parent)
+    for seat in SEATS:
+        stderr_path(log_path, seat).unlink(missing_ok=True)
+
+
+def _conclude_stopped(table: Table, exc: BaseException) -> None:
+    """The log's end for a match that Ctrl-C, a signal or an error in the referee stopped."""
+    if interrupted(exc):
+        table.conclude(None, "interrupted", "the referee was interrupted")
+    else:
+        cause = leaf_error(exc)
+        table.conclude(None, "error", f"referee error: {type(cause).__name__}: {cause}")
+
+
+class _Bots:
+    """One match's bot processes: taken from their source (started for the match by default),
+    a kept one that failed replaced by a fresh one, and all given back at the end. Each
+    drains its stderr in ``nursery``."""
+
+    def __init__(
+        self,
+        settings: MatchSettings,
+        commands: dict[Seat, str],
+        log_path: Path,
+        source: BotSource | None,
+        trace: WireTrace | None,
+        nursery: trio.Nursery,
+    ) -> None:
+        self.settings = settings
+        self.commands = commands
+        self.log_path = log_path
+        self.source = source
+        self.trace = trace
+        self.nursery = nursery
+        self.processes: dict[Seat, BotProcess] = {}
+        #: The stderr of a kept bot replaced in its match: its fault is the seat's first.
+        self.replaced: dict[Seat, StderrSink] = {}
+
+    async def seat_all(
+        self, sandbox: SandboxPlan, people: Mapping[Seat, BotConnection]
+    ) -> tuple[dict[Seat, BotConnection], dict[Seat, BotStartFailed]]:
+        """A connection for every seat (a person's as given) and, for each bot that did not
+        start, why: the table charges it and the log says it."""
+        connections: dict[Seat, BotConnection] = dict(people)
+        if self.source is None:
+            try:
+                self.source = FreshBots(sandbox)
+            except OSError as exc:  # every seat fails to start, and the log says why
+                return connections, {s: _no_sandbox(exc) for s in SEATS if s not in people}
+        failures: dict[Seat, BotStartFailed] = {}
+        for seat in SEATS:
+            if seat in people:
+                continue
+            try:
+                bot = await self.source.take(
+                    seat, self.commands[seat], stderr_path(self.log_path, seat), self.settings
+                )
+            except BotStartFailed as exc:
+                failures[seat] = exc
+                continue
+            except OSError as exc:
+                failures[seat] = _no_sandbox(exc)
+                continue
+            connections[seat] = self._seat(seat, bot)
+        return connections, failures
+
+    def _seat(self, seat: Seat, bot: BotProcess) -> BotConnection:
+        self.processes[seat] = bot
+        if self.trace is not None:
+            bot.trace = self.trace
+            kept = f" (kept: {bot.matches_played} matches before)"
+            self.trace.note(seat, f"{bot.command}{kept if bot.matches_played else ''}")
+        self.nursery.start_soon(bot.drain_stderr)
+        return bot.connect(self.settings.max_line_bytes)
+
+    async def restart(self, seat: Seat) -> BotConnection:
+        """Close the kept bot that failed (at once: it may be spinning), start another."""
+        assert self.source is not None
+        self.replaced.setdefault(seat, self.processes[seat].stderr)
+        await give_back_all(self.source, [(self.processes.pop(seat), False)])
+        try:
+            bot = await self.source.fresh(
+                seat, self.commands[seat], stderr_path(self.log_path, seat), self.settings
+            )
+        except OSError as exc:
+            raise _no_sandbox(exc) from exc
+        return self._seat(seat, bot)
+
+    async def explain(self, seat: Seat, fault: BotFault) -> BotFault:
+        return await self.processes[seat].explain(fault)
+
+    def previous_matches(self) -> dict[Seat, int]:
+        """How many matches each bot played before this one (a kept bot's count)."""
+        return {seat: bot.matches_played for seat, bot in self.processes.items()}
+
+    async def give_back(self, table: Table | None) -> None:
+        """Every bot back to its source, kept where the table says it may be; then the source
+        is closed."""
+        if self.source is None:
+            return
+        try:
+            given = [
+                (bot, table is not None and table.reusable(seat))
+                for seat, bot in self.processes.items()
+            ]
+            await give_back_all(self.source, given)
+        finally:
+            self.source.close()
+
+    def sinks(self) -> dict[Seat, StderrSink]:
+        """Each seat's stderr; a replaced kept bot's, whose fault is the seat's first."""
+        return {seat: bot.stderr for seat, bot in self.processes.items()} | self.replaced
 
 
 def bot_failures(

@@ -5,9 +5,9 @@ One line of the trace per protocol line, written the moment the referee has writ
 the bot (``>>``) or read it from the bot (``<<``), and each line the bot writes on its stderr
 (``2>``); notes (``--``) say what has no line of its own: a line discarded for its length, the
 end of the bot's output, a new process. Everything from a bot is escaped
-(``referee.terminal.shown``) and a line is cut at ``MAX_SHOWN`` characters, so that neither a
-hostile bot nor a megabyte line can take the terminal over. The trace goes to stderr: a
-``--json`` document on stdout stays whole.
+(``referee.terminal.escapes.shown``) and a line is cut at ``MAX_SHOWN`` characters, so that
+neither a hostile bot nor a megabyte line can take the terminal over. The trace goes to
+stderr: a ``--json`` document on stdout stays whole.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import time
 from typing import Final, Literal, TextIO
 
 from referee.rules.tiles import Seat
-from referee.terminal import shown
+from referee.terminal.escapes import shown
 
 #: Characters of a line shown in the trace; the rest is counted.
 MAX_SHOWN: Final = 1000

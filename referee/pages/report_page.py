@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from referee.display import counts_text
 from referee.errors import LogError, VerificationError
 from referee.pages.match_page import match_page, page_path
 from referee.pages.page import PageError, page, write_page
@@ -26,6 +25,8 @@ from referee.tally.counting import Uncountable
 from referee.tally.summary import Summary, bid_label, bid_order
 from referee.tally.tables import inputs_lines, tables
 from referee.tally.tally import Tally
+from referee.terminal.progress import Progress, unwatched
+from referee.terminal.tables import counts_text
 from referee.tournament.plan import pairings
 from referee.tournament.standings import Sprt, pair_scores, played, rating_history, standings
 
@@ -47,7 +48,7 @@ def match_pages(
     results: list[MatchResult],
     results_file: Path,
     report: Path,
-    progress: Callable[[], None] = lambda: None,
+    progress: Progress = unwatched,
     tally: Tally | None = None,
 ) -> list[MatchRow]:
     """Write each match's viewer page beside its log (``LOG.html``, as ``replay --html``
@@ -66,7 +67,7 @@ def match_rows(
     results_file: Path,
     report: Path,
     commands: dict[str, str],
-    progress: Callable[[], None] = lambda: None,
+    progress: Progress = unwatched,
     tally: Tally | None = None,
 ) -> list[MatchRow]:
     """``match_pages`` for results in the order given, each entrant's program in
@@ -79,7 +80,7 @@ def match_rows(
         if tally is not None:
             _count(tally, result, verified, row)
         rows.append(row)
-        progress()
+        progress(len(rows), len(results))
     return rows
 
 

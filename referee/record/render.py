@@ -37,7 +37,7 @@ from referee.rules.actions import counted
 from referee.rules.contract import HandResult, side_name
 from referee.rules.tiles import PARTNERSHIP_OF, SEATS, Partnership, Seat, Tile
 from referee.rules.views import Review, View
-from referee.terminal import shown
+from referee.terminal.escapes import shown
 
 
 def tiles_text(tiles: list[Tile]) -> str:

@@ -9,10 +9,6 @@ illegal action raises and leaves the hand exactly as it was.
 
 from __future__ import annotations
 
-from typing import Any
-
-import msgspec
-
 from referee.errors import (
     GameOver,
     NotAnAction,
@@ -316,10 +312,6 @@ class Hand:
                 value = {k: list(v) if isinstance(v, list) else v for k, v in value.items()}
             setattr(other, name, value)
         return other
-
-    def snapshot(self) -> dict[str, Any]:
-        """The complete state as plain data: equal snapshots mean equal hands."""
-        return {name: msgspec.to_builtins(getattr(self, name)) for name in Hand.__slots__}
 
 
 def _tile_text(tile: object) -> str:

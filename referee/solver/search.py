@@ -98,13 +98,6 @@ class Position:
     tricks: tuple[int, int] = (0, 0)
 
 
-def trick_winner(trick: tuple[tuple[int, int], ...], rules: Tables) -> int:
-    """The seat whose tile takes a complete trick."""
-    suit = rules.called[trick[0][1]]
-    strength = rules.strength[suit]
-    return max(trick, key=lambda played: strength[played[1]])[0]
-
-
 @dataclass
 class PythonSolver:
     """Answers make-or-set questions for one contract: ``declarers`` is 0 (A+C) or 1 (B+D),

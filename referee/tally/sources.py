@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final, Literal
@@ -36,15 +36,13 @@ from referee.running.results import (
 )
 from referee.tally.counting import Uncountable
 from referee.tally.tally import Tally
+from referee.terminal.progress import Progress, unwatched
 
 Kind = Literal["results", "log"]
 
 #: Enough for the first line of any results file or log (a header is a few KiB).
 _FIRST_LINE_BYTES: Final = 1 << 20
 _KINDS: Final[dict[str, Kind]] = {"tournament": "results", "header": "log"}
-
-#: Called after each log with (logs done, logs in all).
-Progress = Callable[[int, int], None]
 
 
 class InputError(ValueError):
@@ -119,15 +117,13 @@ def find_inputs(paths: Sequence[Path]) -> Found:
 
 
 def tally_paths(
-    paths: Sequence[Path], verify_logs: bool = False, progress: Progress | None = None
+    paths: Sequence[Path], verify_logs: bool = False, progress: Progress = unwatched
 ) -> Tally:
     """Count everything the paths hold (``verify_logs``: verify each log before counting it)."""
     return tally_inputs(find_inputs(paths), verify_logs, progress)
 
 
-def tally_inputs(
-    inputs: Found, verify_logs: bool = False, progress: Progress | None = None
-) -> Tally:
+def tally_inputs(inputs: Found, verify_logs: bool = False, progress: Progress = unwatched) -> Tally:
     """Count the results files and logs found (``find_inputs``): every results file read
     first, so that the progress knows how many logs there are."""
     files: list[tuple[Path, ResultsHeader, list[MatchResult]]] = []
@@ -149,8 +145,7 @@ def tally_inputs(
     def advance() -> None:
         nonlocal done
         done += 1
-        if progress is not None:
-            progress(done, total)
+        progress(done, total)
 
     counted: set[Path] = set()
     for path, header, results in files:

@@ -1,6 +1,7 @@
 """A summary on the terminal: its tables as rich tables, printed whole by
-``display.print_table`` (no word cut off a terminal; on one, each column at least its
-longest word). Every cell goes through ``markup``: names come from bots and results files.
+``referee.terminal.tables.print_table`` (no word cut off a terminal; on one, each column at
+least its longest word). Every cell goes through ``markup``: names come from bots and results
+files.
 """
 
 from __future__ import annotations
@@ -10,10 +11,10 @@ from typing import Final
 from rich.console import Console
 from rich.table import Table
 
-from referee.display import print_table
 from referee.tally.summary import Summary
 from referee.tally.tables import TableView, inputs_lines, tables
-from referee.terminal import markup
+from referee.terminal.escapes import markup
+from referee.terminal.tables import print_table
 
 #: Logs not counted listed one by one on the terminal; ``--json`` lists them all.
 SHOWN_SKIPPED: Final = 10

@@ -12,15 +12,11 @@ from rich.console import Group
 from rich.live import Live
 from rich.table import Table
 
-from referee.display import (
-    LongWork,
-    failure_lines,
-    head_to_head_grid,
-    people_console,
-    print_table,
-)
+from referee.match.display import failure_lines
 from referee.running.results import MatchResult
-from referee.terminal import json_text, markup
+from referee.terminal.escapes import json_text, markup
+from referee.terminal.progress import LongWork
+from referee.terminal.tables import head_to_head_grid, people_console, print_table
 from referee.tournament.output import Ending
 from referee.tournament.standings import Standings, standings
 

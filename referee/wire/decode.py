@@ -11,7 +11,7 @@ from typing import Final
 import msgspec
 
 from referee.errors import BadMessage, InvalidJson, InvalidUtf8
-from referee.terminal import shown
+from referee.terminal.escapes import shown
 from referee.wire.messages import BOT_MESSAGE_DECODER, BotMessage
 
 #: How much of a refused line is kept in the log and in ``rejected`` messages.

@@ -19,11 +19,11 @@ from typing import Annotated, Final, Literal
 
 import msgspec
 
-from referee import terminal
 from referee.rules.actions import Action
 from referee.rules.events import Acted, HandStarted, TrickTaken
 from referee.rules.tiles import Partnership, Seat
 from referee.rules.views import Review, View
+from referee.terminal.escapes import NAME_PATTERN, name_problem
 
 PROTOCOL_VERSION: Final = 1
 
@@ -139,7 +139,8 @@ class Ready(_Message, frozen=True, tag="ready", forbid_unknown_fields=True):
 
     #: 1-100 characters that are all drawn: names are shown in terminals, so none may be a
     #: control (C0, DEL, C1), a format character (bidi, zero-width, ...) or a line or paragraph
-    #: separator (``referee.terminal.name_problem``; the schema's ``pattern`` is the same rule).
+    #: separator (``referee.terminal.escapes.name_problem``; the schema's ``pattern`` is the
+    #: same rule).
     name: Annotated[
         str,
         msgspec.Meta(
@@ -149,7 +150,7 @@ class Ready(_Message, frozen=True, tag="ready", forbid_unknown_fields=True):
             " (Unicode category Cf: bidi, zero-width, ...) or line or paragraph separator. The"
             " pattern says so for the Basic Multilingual Plane; the referee refuses the format"
             " characters above it too.",
-            extra_json_schema={"pattern": terminal.NAME_PATTERN},
+            extra_json_schema={"pattern": NAME_PATTERN},
         ),
     ]
     #: ``many``: keep this process for later matches (a tournament reuses it); absent or
@@ -159,7 +160,7 @@ class Ready(_Message, frozen=True, tag="ready", forbid_unknown_fields=True):
     def __post_init__(self) -> None:
         # Raised while decoding, this is a msgspec.ValidationError: refused as ``bad_message``
         # with this detail, as a name too long is.
-        problem = terminal.name_problem(self.name)
+        problem = name_problem(self.name)
         if problem is not None:
             raise ValueError(problem)
 

@@ -11,7 +11,8 @@ from rich.table import Table
 from support.bot_commands import RANDOM_BOT
 from support.processes import referee
 
-from referee.display import LongWork, print_table
+from referee.terminal.progress import LongWork
+from referee.terminal.tables import print_table
 
 LONG = "python3 /a/very/long/path/to/the/bots/of/this/competition/entrant_number_seven.py --deep"
 

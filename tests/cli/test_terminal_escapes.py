@@ -26,7 +26,7 @@ from support.processes import BOTS, referee
 from typer.testing import CliRunner
 
 from referee.cli import app
-from referee.terminal import hidden, markup, shown
+from referee.terminal.escapes import hidden, markup, shown
 
 ROOT = Path(__file__).resolve().parents[2]
 ESCAPE_BOT = shlex.join([sys.executable, str(BOTS / "escape_bot.py")])

@@ -12,6 +12,7 @@ from support.helpers import (
     assert_match_rejected,
     assert_rejected,
     contract_hand,
+    hand_state,
     match_state,
     new_hand,
     play,
@@ -257,7 +258,7 @@ def test_rejected_play_keeps_tile_order_and_the_same_legal_moves() -> None:
 
 def test_many_rejections_in_a_row_change_nothing() -> None:
     hand = following_fives()
-    before = hand.snapshot()
+    before = hand_state(hand)
     attempts: list[tuple[str, object]] = [
         (seat, action)
         for seat in SEATS
@@ -266,7 +267,7 @@ def test_many_rejections_in_a_row_change_nothing() -> None:
     for seat, action in attempts:
         with pytest.raises(IllegalAction):
             hand.apply(seat, action)  # type: ignore[arg-type]
-    assert hand.snapshot() == before
+    assert hand_state(hand) == before
 
 
 # -- the match --------------------------------------------------------------------------------

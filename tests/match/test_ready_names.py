@@ -16,7 +16,7 @@ from support.fakes import FakeBot, play_match, ready, settings
 from referee.errors import BadMessage
 from referee.record.records import BotReady, RejectedRecord
 from referee.spec.schema import protocol_schema
-from referee.terminal import NAME_PATTERN, hidden, name_problem
+from referee.terminal.escapes import NAME_PATTERN, hidden, name_problem
 from referee.wire.decode import decode_bot_line
 from referee.wire.messages import Ready
 

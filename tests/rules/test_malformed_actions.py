@@ -7,6 +7,7 @@ import random
 from typing import Any
 
 import pytest
+from support.helpers import hand_state
 from support.spectator import (
     SEAT_ORDER,
     choose,
@@ -106,9 +107,9 @@ def test_malformed_actions_are_rejected_in_every_phase(where: str, action: Any) 
     """An action no position allows raises IllegalAction (GameOver once over), changing nothing."""
     seed, log = _positions()[where]
     match = _replay(seed, log)
-    snapshot, marks = match.hand.snapshot(), dict(match.marks)
+    snapshot, marks = hand_state(match.hand), dict(match.marks)
     expected = GameOver if match.is_over else IllegalAction
     for seat in SEAT_ORDER:  # the seat to act, and the others
         with pytest.raises(expected):
             match.apply(seat, action)  # type: ignore[arg-type]
-        assert match.hand.snapshot() == snapshot and match.marks == marks
+        assert hand_state(match.hand) == snapshot and match.marks == marks

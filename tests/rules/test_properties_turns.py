@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import random
 
+from support.helpers import hand_state
 from support.spectator import (
     ALL_TILES,
     PROPERTY_SETTINGS,
@@ -99,11 +100,11 @@ def test_legal_actions_are_exact(seed: int, rng: random.Random, pass_rate: float
         legal = match.legal_actions()
         assert len(set(legal)) == len(legal), legal
         assert set(legal) == tr.legal(), (tr.phase, legal)
-        snapshot = hand.snapshot()
+        snapshot = hand_state(hand)
         for action in legal:
             clone = hand.clone()
             clone.apply(seat, action)  # must not raise
-        assert hand.snapshot() == snapshot  # the clones are independent
+        assert hand_state(hand) == snapshot  # the clones are independent
         unlisted = [a for a in UNIVERSE if a not in legal]
         marks, results = dict(match.marks), len(match.results)
         for action in aux.sample(unlisted, min(10, len(unlisted))):
@@ -113,7 +114,7 @@ def test_legal_actions_are_exact(seed: int, rng: random.Random, pass_rate: float
                 pass
             else:
                 raise AssertionError(f"unlisted {action} accepted in {tr.phase}")
-            assert hand.snapshot() == snapshot, action
+            assert hand_state(hand) == snapshot, action
         other = aux.choice([s for s in SEAT_ORDER if s != seat])
         try:
             match.apply(other, aux.choice(legal))  # type: ignore[arg-type]
@@ -121,7 +122,7 @@ def test_legal_actions_are_exact(seed: int, rng: random.Random, pass_rate: float
             pass
         else:
             raise AssertionError(f"{other} acted out of turn")
-        assert match.hand is hand and hand.snapshot() == snapshot
+        assert match.hand is hand and hand_state(hand) == snapshot
         assert match.marks == marks and len(match.results) == results
 
     play_match(seed, rng, pass_rate, before=before)

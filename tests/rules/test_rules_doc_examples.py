@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from support.helpers import hand_state
 from support.rules_doc import (
     SIDES,
     Block,
@@ -197,11 +198,11 @@ class Example:
         )
         hand = self.hand
         assert hand is not None and self.match is not None
-        before, legal = hand.snapshot(), hand.legal_actions()
+        before, legal = hand_state(hand), hand.legal_actions()
         with pytest.raises(IllegalAction) as caught:
             self.match.apply(seat, action)
         assert reason.lower() in str(caught.value).lower(), f"the engine says: {caught.value}"
-        assert hand.snapshot() == before and hand.legal_actions() == legal
+        assert hand_state(hand) == before and hand.legal_actions() == legal
 
     def do_trick_now(self, value: str) -> None:
         assert self.hand is not None

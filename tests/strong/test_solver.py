@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.solver import trick_winner
 
 from referee.rules import Hand, Play
 from referee.rules.deal import deal
@@ -23,7 +24,6 @@ from referee.solver.search import (
     PythonSolver,
     mask,
     tables,
-    trick_winner,
 )
 
 #: Each core this install has: the compiled one is held to the same answers as the Python one.

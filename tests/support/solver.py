@@ -1,0 +1,13 @@
+"""What the solver's tests check its tables by: a trick's winner read from them the plain way,
+to hold against the engine's own."""
+
+from __future__ import annotations
+
+from referee.solver.search import Tables
+
+
+def trick_winner(trick: tuple[tuple[int, int], ...], rules: Tables) -> int:
+    """The seat whose tile takes a complete trick."""
+    suit = rules.called[trick[0][1]]
+    strength = rules.strength[suit]
+    return max(trick, key=lambda played: strength[played[1]])[0]
