@@ -16,10 +16,27 @@ from referee.cli.options import fail
 
 class CacheMedium(StrEnum):
     """``referee.bench.cache_channel.MEDIA`` (a test holds them equal: that module is too
-    heavy to import for ``--help``)."""
+    heavy to import for ``--help``; so for the two below)."""
 
     pages = "pages"
     names = "names"
+
+
+class CacheVariant(StrEnum):
+    """``referee.bench.cache_channel.VARIANTS``."""
+
+    off = "off"
+    before = "before"
+    narrow = "narrow"
+    resident = "resident"
+    forget = "forget"
+
+
+class CacheScenario(StrEnum):
+    """``referee.bench.cache_channel.SCENARIOS``."""
+
+    partners = "partners"
+    legs = "legs"
 
 
 def _echo(lines: Iterable[str]) -> None:
@@ -134,12 +151,51 @@ def bench_cache(
         CacheMedium,
         typer.Option(help="pages: timed reads of pages; names: timed lookups of missing names."),
     ] = CacheMedium.pages,
+    variant: Annotated[
+        list[CacheVariant] | None,
+        typer.Option(
+            metavar="VARIANT",
+            help="Measure only this variant (again for more): off (no sandbox, the control),"
+            " before (the allow-list before issue 17), narrow, resident (every page pinned),"
+            " forget (the lookup caches dropped too; root only). All you can run by default.",
+            show_default=False,
+        ),
+    ] = None,
+    scenario: Annotated[
+        list[CacheScenario] | None,
+        typer.Option(
+            metavar="SCENARIO",
+            help="Measure only partners (live in one match) or legs (leg 1 to leg 2 of a pair)."
+            " Both by default.",
+            show_default=False,
+        ),
+    ] = None,
+    seed: Annotated[
+        int | None,
+        typer.Option(min=0, help="Seed of the deals (random by default).", show_default=False),
+    ] = None,
+    receiver_delay: Annotated[
+        float, typer.Option(min=0, metavar="S", help="Seconds the receiver waits to read.")
+    ] = 0.0,
+    progress: Annotated[
+        bool, typer.Option("--progress", help="A line per trial on stderr as it ends.")
+    ] = False,
 ) -> None:
     """Bits of a hand per match a cache timing channel carries between partners and between
     the legs of a pair, with the sandbox off and as the referee plays (about a minute)."""
+    import os
+
     from referee.bench import cache_channel
 
-    cache_channel.measure(trials, medium.value)
+    if CacheVariant.forget in (variant or []) and os.geteuid() != 0:
+        raise fail("--variant forget needs root (to drop the lookup caches)")
+    variants = [v.value for v in variant] if variant else cache_channel.runnable_variants()
+    scenarios = [s.value for s in scenario] if scenario else cache_channel.SCENARIOS
+    _echo(
+        cache_channel.lines(
+            trials, variants, scenarios, seed, medium.value, receiver_delay, progress
+        )
+    )
 
 
 @bench_app.command("decode")
