@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from enum import StrEnum
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -58,28 +58,35 @@ def bench_engine(
     _echo(engine.lines(hands, seed, views=views))
 
 
+def _seconds(what: str) -> Any:
+    return typer.Option(min=0.1, max=3600, metavar="S", help=f"Seconds to measure ({what}).")
+
+
 @bench_app.command("referee")
 def bench_referee(
-    matches: Annotated[int, typer.Option(min=1, help="How many matches to play.")] = 50,
+    seconds: Annotated[
+        float, _seconds("the matches' play; bot start-ups and the echoes come on top")
+    ] = 3.0,
     seed: Annotated[int, typer.Option(min=0, help="First match seed.")] = 1,
 ) -> None:
-    """Matches between instant bots through the real referee, against the raw pipe rate."""
+    """Matches between instant bots through the real referee, against the raw pipe rate: in
+    alternating rounds (a match, then as many round trips through an echo process), the
+    figure the median of the rounds' ratios."""
     from referee.bench import referee
 
-    _echo(referee.lines(matches, seed))
+    _echo(referee.lines(seconds, seed))
 
 
 @bench_app.command("tournament")
 def bench_tournament(
-    seeds: Annotated[
-        int, typer.Option(min=1, help="Deal seeds (two matches each) per measurement.")
-    ] = 30,
+    seconds: Annotated[float, _seconds("all the rounds, warm-up excluded")] = 8.0,
 ) -> None:
     """Matches per second through the tournament runner: fresh bots and warm pools, at 1 and
-    2 jobs, against the rate the pipes allow."""
+    2 jobs, against the rate the pipes allow: in alternating rounds (a batch of each, then
+    the pipes' rate), each figure the median of the rounds' ratios."""
     from referee.bench import tournament
 
-    _echo(tournament.lines(seeds))
+    _echo(tournament.lines(seconds))
 
 
 @bench_app.command("stats")
