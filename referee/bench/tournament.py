@@ -48,10 +48,11 @@ TARGET_SCALING = 1.8
 #: The four ways of playing measured: (warm pools, jobs).
 WAYS: Final = ((False, 1), (False, 2), (True, 1), (True, 2))
 #: Deal seeds (two matches each) per round: a warm pool's matches are short, fresh bots'
-#: long, so that each takes a few tenths of a second a round.
-SEEDS_PER_ROUND: Final = {False: 1, True: 8}
-#: Round trips through the echo a round: about as long as a warm batch.
-TRIPS_PER_ROUND: Final = 2000
+#: long, so that each takes a few tenths of a second a round. Two at least: the two legs of a
+#: pair are never played at once, so one seed would leave a second job idle.
+SEEDS_PER_ROUND: Final = {False: 2, True: 16}
+#: Round trips through the echo a round: about as long as the warm batch at jobs=2.
+TRIPS_PER_ROUND: Final = 4000
 #: Rounds measured however short ``seconds`` is: a median needs a few.
 MIN_ROUNDS: Final = 5
 

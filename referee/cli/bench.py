@@ -79,7 +79,7 @@ def bench_referee(
 
 @bench_app.command("tournament")
 def bench_tournament(
-    seconds: Annotated[float, _seconds("all the rounds, warm-up excluded")] = 8.0,
+    seconds: Annotated[float, _seconds("all the rounds, warm-up excluded")] = 15.0,
 ) -> None:
     """Matches per second through the tournament runner: fresh bots and warm pools, at 1 and
     2 jobs, against the rate the pipes allow: in alternating rounds (a batch of each, then
