@@ -53,8 +53,10 @@ WAYS: Final = ((False, 1), (False, 2), (True, 1), (True, 2))
 SEEDS_PER_ROUND: Final = {False: 2, True: 16}
 #: Round trips through the echo a round: about as long as the warm batch at jobs=2.
 TRIPS_PER_ROUND: Final = 4000
-#: Rounds measured however short ``seconds`` is: a median needs a few.
+#: Rounds measured however short ``seconds`` is: a median needs a few; and at most (the
+#: tournaments are planned for as many).
 MIN_ROUNDS: Final = 5
+MAX_ROUNDS: Final = 200
 
 
 @dataclass(frozen=True)
@@ -108,10 +110,10 @@ class TournamentBench:
         )
 
 
-def _jobs(seeds: int, warm: bool, directory: Path, bot: str = "", seed: int = 1) -> list[MatchJob]:
+def _jobs(seeds: int, warm: bool, directory: Path, bot: str = "") -> list[MatchJob]:
     command = shlex.join([*PYTHON, str(INSTANT_BOT), *([bot] if bot else [])])
     settings = TournamentSettings(
-        entrants=[Entrant("one", command), Entrant("two", command)], seeds=seeds, seed=seed
+        entrants=[Entrant("one", command), Entrant("two", command)], seeds=seeds, seed=1
     )
     return plan(settings, directory, warm=warm)
 
@@ -150,18 +152,23 @@ def run(seconds: float) -> TournamentBench:
     lines = sample_act_lines(1, 2000)
     rounds: list[Round] = []
     with tempfile.TemporaryDirectory() as directory, contextlib.ExitStack() as stack:
-        pools = {way: stack.enter_context(local_executor(way[1]))[0] for way in WAYS}
-        for (warm, jobs), pool in pools.items():
-            warm_up = _jobs(jobs, warm, Path(directory, f"warm-up-{warm}-{jobs}"))
+        pools, planned = {}, {}
+        for warm, jobs in WAYS:
+            # One tournament per way, cut into the rounds: a warm pool keeps its bots for the
+            # tournament they were started for.
+            seeds = jobs + SEEDS_PER_ROUND[warm] * MAX_ROUNDS
+            planned[warm, jobs] = _jobs(seeds, warm, Path(directory, f"{warm}-{jobs}"))
+            pools[warm, jobs] = pool = stack.enter_context(local_executor(jobs))[0]
+            warm_up = planned[warm, jobs][: 2 * jobs]
             run_jobs(pool, warm_up, window=jobs, on_result=lambda result: True)
         spent = 0.0
-        while spent < seconds or len(rounds) < MIN_ROUNDS:
+        while (spent < seconds or len(rounds) < MIN_ROUNDS) and len(rounds) < MAX_ROUNDS:
             started = time.perf_counter()
             batches = {}
             for warm, jobs in WAYS:
-                logs = Path(directory, f"{len(rounds)}-{warm}-{jobs}")
-                planned = _jobs(SEEDS_PER_ROUND[warm], warm, logs, seed=len(rounds) + 2)
-                batches[warm, jobs] = _batch(pools[warm, jobs], jobs, planned)
+                first = 2 * jobs + 2 * SEEDS_PER_ROUND[warm] * len(rounds)
+                batch = planned[warm, jobs][first : first + 2 * SEEDS_PER_ROUND[warm]]
+                batches[warm, jobs] = _batch(pools[warm, jobs], jobs, batch)
             raw = raw_round_trips_per_second(lines, TRIPS_PER_ROUND)
             rounds.append(Round(batches, raw))
             spent += time.perf_counter() - started
