@@ -13,7 +13,7 @@ The pipe limit: a match is a chain of round trips, one per decision, and one cha
 about one core busy (the referee and the bot take turns), so ``jobs`` chains reach at most
 ``jobs`` times the raw round trips per second, over the decisions per match: the raw rate
 measured with an echo process over the same pipes (``referee.bench.referee``), the two taking
-turns on one CPU as such a chain does.
+turns on one CPU, as the model has it.
 
 ``startup`` is the case warm pools are for: a bot that takes a second to start, twenty
 matches, fresh and warm.
@@ -132,9 +132,10 @@ def _batch(pool: cf.Executor, jobs: int, planned: list[MatchJob]) -> Batch:
 
 
 def raw_round_trips_per_second(lines: list[bytes], trips: int) -> float:
-    """The pipes' rate as a match's chain of round trips runs at best: the referee and its
-    bot taking turns on one CPU (this process and the echo pinned to the same one; left to
-    the scheduler, the echo sits on the other CPU in some runs and the rate halves)."""
+    """The pipes' rate as the limit's model has a chain of round trips run: the referee and
+    its bot taking turns on one core (this process and the echo pinned to the same CPU; left
+    to the scheduler, the echo shared this CPU in some runs and not in others, and the rate
+    moved by half)."""
     before = os.sched_getaffinity(0)
     cpu = {min(before)}
     os.sched_setaffinity(0, cpu)
