@@ -1,7 +1,7 @@
 """How many bits of a hand a cache timing channel carries per match, between partners live
 in one match and from leg 1 to leg 2 of a duplicate pair, under each allow-list.
 
-The channel is a real pair of hostile bots (``tests/bots/cache_channel_bot.py``): the sender
+The channel is a real pair of hostile bots (``cache_channel_bot.py``, beside this): the sender
 in seat A marks its hand's 28-bit mask in which pages of files it may read are cached; the
 receiver times one-byte reads of the same pages and writes what it decoded to its stderr.
 Partners: the receiver is seat C of the same match and reads once the bidding is over.
@@ -41,7 +41,7 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
@@ -49,6 +49,7 @@ from typing import Final
 import msgspec
 import trio
 
+from referee.bundled import BOTS
 from referee.match.runner import run_match, stderr_path
 from referee.record.log import read_log
 from referee.record.records import DealRecord
@@ -58,9 +59,8 @@ from referee.sandbox import paths, resident
 from referee.sandbox.policy import plan
 from referee.settings import MatchSettings, SandboxSettings
 
-ROOT: Final = Path(__file__).resolve().parent.parent.parent
-BOT: Final = ROOT / "tests" / "bots" / "cache_channel_bot.py"
-RANDOM_BOT: Final = ROOT / "example_bots" / "random_bot.py"
+BOT: Final = Path(__file__).resolve().with_name("cache_channel_bot.py")
+RANDOM_BOT: Final = BOTS / "random_bot.py"
 #: The whole-system part of the allow-list before issue 17.
 WHOLE_SYSTEM: Final = tuple(
     path
@@ -311,38 +311,26 @@ def warm_cost() -> tuple[resident.Warmed, resident.Warmed]:
     return first, resident.warm(readable)
 
 
-def main(argv: Sequence[str] | None = None) -> None:
-    import argparse
+def runnable_variants() -> tuple[str, ...]:
+    """Every variant this user can run: without root the lookup caches cannot be dropped (no
+    ``forget``)."""
+    return VARIANTS if os.geteuid() == 0 else tuple(v for v in VARIANTS if v != "forget")
 
-    parser = argparse.ArgumentParser(prog="python -m referee.bench.cache_channel")
-    parser.add_argument("--trials", type=int, default=6, help="hands per variant and scenario")
-    parser.add_argument("--variant", action="append", choices=VARIANTS)
-    parser.add_argument("--scenario", action="append", choices=SCENARIOS)
-    parser.add_argument("--seed", type=int, help="for the deals (random by default)")
-    parser.add_argument(
-        "--medium",
-        choices=MEDIA,
-        default="pages",
-        help="pages: timed reads of cached pages; names: timed lookups of missing names",
-    )
-    parser.add_argument("--quiet", action="store_true", help="no line per trial")
-    parser.add_argument(
-        "--receiver-delay", type=float, default=0, help="seconds the receiver waits to read"
-    )
-    options = parser.parse_args(argv)
-    variants = options.variant or list(VARIANTS)
-    scenarios = options.scenario or list(SCENARIOS)
-    rng = random.Random(options.seed)
-    results = run(
-        options.trials,
-        variants,
-        scenarios,
-        options.seed,
-        not options.quiet,
-        options.medium,
-        options.receiver_delay,
-    )
-    print(
+
+def lines(
+    trials: int,
+    variants: Sequence[str],
+    scenarios: Sequence[str] = SCENARIOS,
+    seed: int | None = None,
+    medium: str = "pages",
+    receiver_delay: float = 0,
+    progress: bool = False,
+) -> Iterator[str]:
+    """Run the benchmark: a line per variant and scenario, the cost of pinning, the figure
+    (the last variant's bits per match, beside the control's) last."""
+    rng = random.Random(seed)
+    results = run(trials, variants, scenarios, seed, progress, medium, receiver_delay)
+    yield (
         f"{'variant':<9} {'scenario':<9} {'bits/match':>10} {'chance':>7} {'exact':>6}  wrong bits"
     )
     figures: dict[tuple[str, str], tuple[float, float]] = {}
@@ -351,16 +339,16 @@ def main(argv: Sequence[str] | None = None) -> None:
         figures[(result.variant, result.scenario)] = (result.bits, chance)
         wrong = " ".join(map(str, result.wrong_bits))
         exact = f"{result.exact}/{len(result.trials)}"
-        print(
+        yield (
             f"{result.variant:<9} {result.scenario:<9} {result.bits:>10.1f} {chance:>7.1f}"
             f" {exact:>6}  {wrong}"
         )
         if result.warm_seconds:
             median = statistics.median(result.warm_seconds) * 1000
-            print(f"  warm before each match: {median:.0f} ms median")
+            yield f"  warm before each match: {median:.0f} ms median"
     if "resident" in variants or "forget" in variants:
         first, again = warm_cost()
-        print(
+        yield (
             f"warm: {first.files} files, {first.bytes / 2**20:.0f} MiB"
             f" ({first.pinned_files} files, {first.pinned_bytes / 2**20:.0f} MiB pinned);"
             f" {first.seconds * 1000:.0f} ms at a process's first match"
@@ -372,19 +360,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parts = [
         f"{s} {figures[(last, s)][0]:.1f} (chance {figures[(last, s)][1]:.1f})" for s in scenarios
     ]
-    line = f"cache channel ({options.medium}), {last}: " + ", ".join(parts) + " bits per match"
+    line = f"cache channel ({medium}), {last}: " + ", ".join(parts) + " bits per match"
     if control and last != "off":
         line += f"; control, sandbox off: {' and '.join(f'{c:.1f}' for c in control)}"
-    print(line)
-
-
-if __name__ == "__main__":
-    main()
-
-
-def measure(trials: int, medium: str) -> None:
-    """``referee bench cache``: every variant this user can run (without root the lookup
-    caches cannot be dropped: no ``forget``), one line per variant and scenario."""
-    unprivileged = [a for v in ("off", "before", "narrow", "resident") for a in ("--variant", v)]
-    variants = [] if os.geteuid() == 0 else unprivileged
-    main(["--trials", str(trials), "--medium", medium, "--quiet", *variants])
+    yield line

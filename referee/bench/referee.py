@@ -3,8 +3,11 @@
 Both halves run in the same process, over the same kind of pipes, with the same bytes: an
 echo process answers real ``act`` lines (recorded from random matches) as fast as the pipe
 allows — the ceiling; and full matches between instant bots run through the real referee
-(processes, views, validation, events, the log). The two alternate in rounds so that both
-see the same machine, and on a machine of two CPUs or more both run the same way: the
+(processes, views, validation, events, the log). The two alternate in rounds — a match, then
+as many round trips through the echo — until the matches have played the seconds asked, and
+the figure is the median of the rounds' ratios: both halves of a round see the same moment of
+the machine, and a moment when it was busy (on a machine shared with other work, one in a few)
+moves the median little. On a machine of two CPUs or more both halves run the same way: the
 referee on one CPU, the bots (or the echo) on another (see ``cpus``). Bot start-up is not
 counted.
 """
@@ -15,9 +18,10 @@ import contextlib
 import os
 import random
 import shlex
+import statistics
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -41,27 +45,51 @@ ECHO: Final = HERE / "echo.py"
 #: standard library, and starting four interpreters a match is most of a short match's cost.
 PYTHON: Final = (sys.executable, "-S", "-I")
 TARGET_SHARE: Final = 0.70
+#: Rounds measured however short ``seconds`` is: a median needs a few.
+MIN_ROUNDS: Final = 5
 
 
 @dataclass(frozen=True)
-class RefereeBench:
-    matches: int
+class Round:
+    """One match through the referee, then the echoes for as many round trips."""
+
     decisions: int
     seconds: float
-    raw_round_trips: int
-    raw_seconds: float
+    raw_per_second: float
     #: Round trips per second taking turns among four echo processes, as a match's seats do.
     turns_per_second: float
-    #: The referee and the bots ran on CPUs of their own (see ``cpus``).
-    pinned: bool = False
 
     @property
     def decisions_per_second(self) -> float:
         return self.decisions / self.seconds
 
     @property
-    def raw_per_second(self) -> float:
-        return self.raw_round_trips / self.raw_seconds
+    def share(self) -> float:
+        """The referee's rate over the pipes' rate of the same moment."""
+        return self.decisions_per_second / self.raw_per_second
+
+
+@dataclass(frozen=True)
+class RefereeBench:
+    rounds: list[Round]
+    #: The referee and the bots ran on CPUs of their own (see ``cpus``).
+    pinned: bool = False
+
+    @property
+    def decisions(self) -> int:
+        return sum(r.decisions for r in self.rounds)
+
+    @property
+    def seconds(self) -> float:
+        return sum(r.seconds for r in self.rounds)
+
+    def median(self, figure: Callable[[Round], float]) -> float:
+        return statistics.median(figure(r) for r in self.rounds)
+
+    def middle_half(self, figure: Callable[[Round], float]) -> tuple[float, float]:
+        """The quartiles of ``figure`` over the rounds: how steady the machine was."""
+        quartiles = statistics.quantiles((figure(r) for r in self.rounds), n=4)
+        return quartiles[0], quartiles[2]
 
 
 def sample_act_lines(seed: int, count: int) -> list[bytes]:
@@ -128,103 +156,124 @@ class PinnedBots(FreshBots):
         return bot
 
 
-async def raw_pipe_rate(
-    lines: list[bytes],
-    rounds: int,
-    where: tuple[set[int], set[int]] | None = None,
-    processes: int = 1,
-) -> tuple[int, float]:
-    """Round trips between this process and echo processes over pipes, taking turns as a
-    match's seats do, and their seconds. One process is the pipes' own rate; four show what
-    taking turns among a match's four bots costs by itself."""
-    bots = [
-        BotProcess.start(SEATS[n], shlex.join([*PYTHON, str(ECHO)]), None, 0)
-        for n in range(processes)
-    ]
-    try:
-        connections = []
-        for bot in bots:
-            pin(bot.process.pid, where)
-            connections.append(BotConnection(bot.seat, bot.stdin, bot.stdout, 1 << 20))
-        for i, line in enumerate(lines[:50]):  # warm up
-            await connections[i % processes].send(line)
-            await connections[i % processes].receive_line()
+class Echoes:
+    """Echo processes kept for a whole run (each started and warmed up once, on the bots' CPU):
+    ``seconds`` times round trips through them, taking turns as a match's seats do. One
+    process is the pipes' own rate; four show what taking turns among a match's four bots
+    costs by itself."""
+
+    def __init__(self, lines: list[bytes], bots: list[BotProcess]) -> None:
+        self.lines = lines
+        self.bots = bots
+        self.connections = [BotConnection(b.seat, b.stdin, b.stdout, 1 << 20) for b in bots]
+
+    @classmethod
+    @contextlib.asynccontextmanager
+    async def started(
+        cls, lines: list[bytes], processes: int, where: tuple[set[int], set[int]] | None
+    ) -> AsyncIterator[Echoes]:
+        command = shlex.join([*PYTHON, str(ECHO)])
+        bots = [BotProcess.start(SEATS[n], command, None, 0) for n in range(processes)]
+        try:
+            for bot in bots:
+                pin(bot.process.pid, where)
+            echoes = cls(lines, bots)
+            await echoes.seconds(50)  # warm up
+            yield echoes
+        finally:
+            for bot in bots:
+                await bot.close()
+
+    async def seconds(self, trips: int) -> float:
         started = trio.current_time()
-        for i in range(rounds):
-            connection = connections[i % processes]
-            await connection.send(lines[i % len(lines)])
+        for i in range(trips):
+            connection = self.connections[i % len(self.connections)]
+            await connection.send(self.lines[i % len(self.lines)])
             await connection.receive_line()
-        return rounds, trio.current_time() - started
-    finally:
-        for bot in bots:
-            await bot.close()
+        return trio.current_time() - started
 
 
-async def _run(matches: int, seed: int, rounds: int) -> RefereeBench:
-    """Matches and raw round trips in alternating rounds, so both see the same machine."""
+async def raw_pipe_rate(
+    lines: list[bytes], trips: int, where: tuple[set[int], set[int]] | None = None
+) -> float:
+    """Round trips per second between this process and an echo process over pipes."""
+    async with Echoes.started(lines, 1, where) as echo:
+        return trips / await echo.seconds(trips)
+
+
+async def _match(
+    seed: int, directory: Path, where: tuple[set[int], set[int]] | None
+) -> tuple[int, float]:
+    """(decisions, seconds of play) of one match between instant bots, start-up excluded."""
     command = shlex.join([*PYTHON, str(INSTANT_BOT)])
     commands: dict[Seat, str] = dict.fromkeys(SEATS, command)
+    settings = MatchSettings(seed=seed)
+    log = directory / f"{seed}.jsonl"
+    sandbox = plan_sandbox(SandboxSettings(), settings, commands, [log.parent])
+    outcome = await run_match(settings, commands, log, sandbox, PinnedBots(sandbox, where))
+    return outcome.decisions, outcome.play_seconds
+
+
+async def _run(seconds: float, seed: int) -> RefereeBench:
+    """Rounds of one match, then the echoes for as many round trips (at least 200), until
+    the matches have played ``seconds`` (and at least ``MIN_ROUNDS`` rounds): each round's
+    halves see the same moment of the machine, and the medians shrug off a busy one."""
     lines = sample_act_lines(seed, 2000)
-    decisions = raw_trips = turns_trips = 0
-    seconds = raw_seconds = turns_seconds = 0.0
     where = cpus()
     before = os.sched_getaffinity(0)
     if where is not None:
         os.sched_setaffinity(0, where[0])
+    rounds: list[Round] = []
     try:
         with tempfile.TemporaryDirectory() as directory:
-            for round_number in range(rounds):
-                round_decisions = 0
-                for i in range(round_number, matches, rounds):
-                    settings = MatchSettings(seed=seed + i)
-                    log = Path(directory) / f"{i}.jsonl"
-                    sandbox = plan_sandbox(SandboxSettings(), settings, commands, [log.parent])
-                    bots = PinnedBots(sandbox, where)
-                    outcome = await run_match(settings, commands, log, sandbox, bots)
-                    round_decisions += outcome.decisions
-                    seconds += outcome.play_seconds
-                decisions += round_decisions
-                trips, elapsed = await raw_pipe_rate(lines, max(round_decisions, 200), where)
-                raw_trips += trips
-                raw_seconds += elapsed
-                trips, elapsed = await raw_pipe_rate(lines, trips, where, processes=4)
-                turns_trips += trips
-                turns_seconds += elapsed
+            async with (
+                Echoes.started(lines, 1, where) as echo,
+                Echoes.started(lines, 4, where) as turns,
+            ):
+                played = 0.0
+                while played < seconds or len(rounds) < MIN_ROUNDS:
+                    decisions, play = await _match(seed + len(rounds), Path(directory), where)
+                    trips = max(decisions, 200)
+                    raw = trips / await echo.seconds(trips)
+                    rounds.append(Round(decisions, play, raw, trips / await turns.seconds(trips)))
+                    played += play
     finally:
         os.sched_setaffinity(0, before)
-    return RefereeBench(
-        matches,
-        decisions,
-        seconds,
-        raw_trips,
-        raw_seconds,
-        turns_trips / turns_seconds,
-        where is not None,
-    )
+    return RefereeBench(rounds, where is not None)
 
 
-def run(matches: int, seed: int, rounds: int = 5) -> RefereeBench:
-    return trio.run(_run, matches, seed, min(rounds, matches))
+def run(seconds: float, seed: int) -> RefereeBench:
+    return trio.run(_run, seconds, seed)
 
 
-def lines(matches: int, seed: int) -> Iterator[str]:
-    """Run the benchmark; its lines for people, the figure last."""
-    result = run(matches, seed)
+def _percents(low_high: tuple[float, float]) -> str:
+    return f"{low_high[0]:.0%} to {low_high[1]:.0%}"
+
+
+def lines(seconds: float, seed: int) -> Iterator[str]:
+    """Run the benchmark; its lines for people, the figure last: the median over the rounds
+    of the referee's rate against the pipes' rate of the same round."""
+    result = run(seconds, seed)
     pinned = ", the referee and the bots on CPUs of their own" if result.pinned else ""
+    raw = result.median(lambda r: r.raw_per_second)
+    turns = result.median(lambda r: r.turns_per_second / r.raw_per_second)
     yield (
-        f"raw pipe: {result.raw_per_second:.0f} round trips/s"
-        f" ({result.raw_round_trips} act lines echoed by a Python process{pinned})"
+        f"raw pipe: {raw:.0f} round trips/s, the median of {len(result.rounds)} rounds"
+        f" (act lines echoed by a Python process{pinned})"
     )
     yield (
-        f"four echo processes taking turns: {result.turns_per_second:.0f} round trips/s"
-        f" ({result.turns_per_second / result.raw_per_second:.0%} of one: what taking turns"
-        " among four bots costs with no referee work at all)"
+        f"four echo processes taking turns: {turns:.0%} of one (what taking turns among four"
+        " bots costs with no referee work at all)"
     )
+    of_turns = result.median(lambda r: r.decisions_per_second / r.turns_per_second)
     yield (
-        f"referee: {result.matches} matches, {result.decisions} decisions"
+        f"referee: {len(result.rounds)} matches, {result.decisions} decisions"
         f" in {result.seconds:.2f} s of play (start-up excluded);"
-        f" {result.decisions_per_second / result.turns_per_second:.0%} of the four echoes' rate"
+        f" {of_turns:.0%} of the four echoes' rate"
     )
-    share = result.decisions_per_second / result.raw_per_second
+    spread = _percents(result.middle_half(lambda r: r.share))
+    yield f"middle half of the rounds: {spread} of the raw pipe rate"
     yield f"target: {TARGET_SHARE:.0%} of the raw pipe rate"
-    yield f"referee: {result.decisions_per_second:.0f} decisions/s ({share:.0%} of raw pipe rate)"
+    share = result.median(lambda r: r.share)
+    rate = result.median(lambda r: r.decisions_per_second)
+    yield f"referee: {rate:.0f} decisions/s ({share:.0%} of raw pipe rate)"

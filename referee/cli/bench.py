@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from enum import StrEnum
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -16,10 +16,27 @@ from referee.cli.options import fail
 
 class CacheMedium(StrEnum):
     """``referee.bench.cache_channel.MEDIA`` (a test holds them equal: that module is too
-    heavy to import for ``--help``)."""
+    heavy to import for ``--help``; so for the two below)."""
 
     pages = "pages"
     names = "names"
+
+
+class CacheVariant(StrEnum):
+    """``referee.bench.cache_channel.VARIANTS``."""
+
+    off = "off"
+    before = "before"
+    narrow = "narrow"
+    resident = "resident"
+    forget = "forget"
+
+
+class CacheScenario(StrEnum):
+    """``referee.bench.cache_channel.SCENARIOS``."""
+
+    partners = "partners"
+    legs = "legs"
 
 
 def _echo(lines: Iterable[str]) -> None:
@@ -41,28 +58,35 @@ def bench_engine(
     _echo(engine.lines(hands, seed, views=views))
 
 
+def _seconds(what: str) -> Any:
+    return typer.Option(min=0.1, max=3600, metavar="S", help=f"Seconds to measure ({what}).")
+
+
 @bench_app.command("referee")
 def bench_referee(
-    matches: Annotated[int, typer.Option(min=1, help="How many matches to play.")] = 50,
+    seconds: Annotated[
+        float, _seconds("the matches' play; bot start-ups and the echoes come on top")
+    ] = 3.0,
     seed: Annotated[int, typer.Option(min=0, help="First match seed.")] = 1,
 ) -> None:
-    """Matches between instant bots through the real referee, against the raw pipe rate."""
+    """Matches between instant bots through the real referee, against the raw pipe rate: in
+    alternating rounds (a match, then as many round trips through an echo process), the
+    figure the median of the rounds' ratios."""
     from referee.bench import referee
 
-    _echo(referee.lines(matches, seed))
+    _echo(referee.lines(seconds, seed))
 
 
 @bench_app.command("tournament")
 def bench_tournament(
-    seeds: Annotated[
-        int, typer.Option(min=1, help="Deal seeds (two matches each) per measurement.")
-    ] = 30,
+    seconds: Annotated[float, _seconds("all the rounds, warm-up excluded")] = 15.0,
 ) -> None:
     """Matches per second through the tournament runner: fresh bots and warm pools, at 1 and
-    2 jobs, against the rate the pipes allow."""
+    2 jobs, against the rate the pipes allow: in alternating rounds (a batch of each, then
+    the pipes' rate), each figure the median of the rounds' ratios."""
     from referee.bench import tournament
 
-    _echo(tournament.lines(seeds))
+    _echo(tournament.lines(seconds))
 
 
 @bench_app.command("stats")
@@ -134,12 +158,51 @@ def bench_cache(
         CacheMedium,
         typer.Option(help="pages: timed reads of pages; names: timed lookups of missing names."),
     ] = CacheMedium.pages,
+    variant: Annotated[
+        list[CacheVariant] | None,
+        typer.Option(
+            metavar="VARIANT",
+            help="Measure only this variant (again for more): off (no sandbox, the control),"
+            " before (the allow-list before issue 17), narrow, resident (every page pinned),"
+            " forget (the lookup caches dropped too; root only). All you can run by default.",
+            show_default=False,
+        ),
+    ] = None,
+    scenario: Annotated[
+        list[CacheScenario] | None,
+        typer.Option(
+            metavar="SCENARIO",
+            help="Measure only partners (live in one match) or legs (leg 1 to leg 2 of a pair)."
+            " Both by default.",
+            show_default=False,
+        ),
+    ] = None,
+    seed: Annotated[
+        int | None,
+        typer.Option(min=0, help="Seed of the deals (random by default).", show_default=False),
+    ] = None,
+    receiver_delay: Annotated[
+        float, typer.Option(min=0, metavar="S", help="Seconds the receiver waits to read.")
+    ] = 0.0,
+    progress: Annotated[
+        bool, typer.Option("--progress", help="A line per trial on stderr as it ends.")
+    ] = False,
 ) -> None:
     """Bits of a hand per match a cache timing channel carries between partners and between
     the legs of a pair, with the sandbox off and as the referee plays (about a minute)."""
+    import os
+
     from referee.bench import cache_channel
 
-    cache_channel.measure(trials, medium.value)
+    if CacheVariant.forget in (variant or []) and os.geteuid() != 0:
+        raise fail("--variant forget needs root (to drop the lookup caches)")
+    variants = [v.value for v in variant] if variant else cache_channel.runnable_variants()
+    scenarios = [s.value for s in scenario] if scenario else cache_channel.SCENARIOS
+    _echo(
+        cache_channel.lines(
+            trials, variants, scenarios, seed, medium.value, receiver_delay, progress
+        )
+    )
 
 
 @bench_app.command("decode")

@@ -4,4 +4,4 @@ exact search of ``referee.solver``: the choice of a tile from sampled worlds sol
 (``auction``: deals drawn by ``worlds`` as the auction model ``beliefs`` weighs them, chances
 corrected by ``calibration``), the fitted feature model (``bidding``, fitted by ``fit``) and
 the bids it makes alone (``fallback``), the fits to match logs (``logs``, ``fit_beliefs``,
-``calibrate``), and decision times from logs (``times``)."""
+``calibrate``; their commands: ``referee strong``)."""

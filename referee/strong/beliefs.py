@@ -15,7 +15,7 @@ pass is ``1 -`` that chance at the lowest bid it could have made. A pass while i
 holds the bid says nothing (the bundled bots never bid over their partner): weight 1. The
 **declarer's trump** has a softmax likelihood over the nine trumps' strengths.
 
-The model is fitted (``python -m referee.strong.fit_beliefs LOGS``) to the true hands and
+The model is fitted (``referee strong fit-beliefs LOGS``) to the true hands and
 actions in match logs — the heuristic and strong bots against each other — and shipped as
 ``beliefs.json``. The API, for the bidding simulation (``auction``) and for play:
 

@@ -1,5 +1,5 @@
 """Fit the calibration (``calibration.json``) to a bot's own contracts in match logs:
-``python -m referee.strong.calibrate LOGS... [--name strong]``.
+``referee strong calibrate LOGS... [--name strong]``.
 
 For each point or all-tricks contract the bot declared, the simulation is run again as the
 bot runs it when it declares trump (``auction``: the same counts, the deal's other tiles drawn
@@ -16,12 +16,12 @@ simulated chance against the share really made, by bins.
 
 from __future__ import annotations
 
-import argparse
 import itertools
 import json
 import math
 import random
 import time
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -31,8 +31,8 @@ from referee.solver.search import mask
 from referee.strong import beliefs
 from referee.strong.beliefs import Auction
 from referee.strong.bidding import BiddingModel
-from referee.strong.calibration import CALIBRATION, Calibration, logit
-from referee.strong.logs import LoggedHand, all_hands, log_paths
+from referee.strong.calibration import Calibration, logit
+from referee.strong.logs import LoggedHand, NothingToFit, all_hands
 from referee.strong.simulation import Judge, Settings, Simulation
 from referee.strong.worlds import draw
 
@@ -185,18 +185,14 @@ def curve(data: list[Contract], calibration: Calibration) -> list[str]:
     return lines
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("logs", type=Path, nargs="+", help="match logs, or directories of them")
-    parser.add_argument("--name", default="strong", help="the bot's name in its ready")
-    parser.add_argument("--out", type=Path, default=CALIBRATION)
-    args = parser.parse_args()
-    paths = [path for where in args.logs for path in log_paths(where)]
-    hands = list(all_hands(paths))
-    data, made, theirs = contracts(hands, args.name, Settings())
+def recalibrate(logs: list[Path], name: str, out: Path) -> Iterator[str]:
+    """Fit the calibration to the contracts the bot called ``name`` declared and defended in
+    ``logs`` and write it to ``out``; the curves, a line on the data, then one on the file."""
+    hands = list(all_hands(logs))
+    data, made, theirs = contracts(hands, name, Settings())
     if not data:
-        raise SystemExit(f"no contract declared by {args.name!r} in these logs")
-    defence = defended(hands, args.name, Settings())
+        raise NothingToFit(f"no contract declared by {name!r} in these logs")
+    defence = defended(hands, name, Settings())
     a, b = (
         logistic([([1.0, logit(share)], made) for share, made in defence])
         if defence
@@ -208,9 +204,8 @@ def main() -> None:
         defence_intercept=a,
         defence_slope=b,
     )
-    for line in curve(data, calibration):
-        print(line)
-    print(
+    yield from curve(data, calibration)
+    yield (
         f"{len(data)} contracts, {sum(c[3] for c in data) / len(data):.1%} made;"
         f" the opponents made {made} of {theirs}; {len(defence)} passes over an opponent's bid"
         f" that stood"
@@ -220,18 +215,14 @@ def main() -> None:
         if chosen:
             real = sum(m for _, m in chosen) / len(chosen)
             chance = sum(calibration.opponents(s) for s, _ in chosen) / len(chosen)
-            print(f"theirs simulated {low:.2f}-{min(high, 1):.2f}: {len(chosen):4},"
-                  f" {real:.1%} made, calibrated {chance:.1%}")  # fmt: skip
+            yield (f"theirs simulated {low:.2f}-{min(high, 1):.2f}: {len(chosen):4},"
+                   f" {real:.1%} made, calibrated {chance:.1%}")  # fmt: skip
     record: dict[str, object] = dict(calibration.to_dict())
     record["fitted_on"] = {
-        "logs": len(paths),
+        "logs": len(logs),
         "contracts": len(data),
         "passes": len(defence),
-        "name": args.name,
+        "name": name,
     }
-    args.out.write_text(json.dumps(record, indent=1) + "\n")
-    print(f"wrote {args.out}")
-
-
-if __name__ == "__main__":
-    main()
+    out.write_text(json.dumps(record, indent=1) + "\n")
+    yield f"wrote {out}"

@@ -1,4 +1,4 @@
-"""Regenerate the bidding model (``bidding.json``): ``python -m referee.strong.fit``.
+"""Regenerate the bidding model (``bidding.json``): ``referee strong fit-bidding``.
 
 1. Data: random hands for the declarer; for each of its three likeliest trumps, a few deals
    of the other 21 tiles, each solved exactly with the declarer leading — the most points
@@ -6,14 +6,14 @@
 2. Fit: ordinal logistic regression of "makes b" on the hand's features (``bidding``), by
    gradient descent (standard library only: the data is small).
 
-3. Shift: ``--calibrate LOGS`` reads match logs of the strong bot (a tournament's), compares
-   the model's chance of each point contract it declared with how often it was made, and
-   prints the log-odds shift that makes the two agree; ``--shift X`` writes it in.
+3. Shift: ``referee strong fit-bidding --calibrate LOGS`` reads match logs of the strong bot
+   (a tournament's), compares the model's chance of each point contract it declared with how
+   often it was made, and prints the log-odds shift that makes the two agree; ``--shift X``
+   writes it in.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import multiprocessing
@@ -24,7 +24,8 @@ from referee.rules.actions import DOUBLES, Trump
 from referee.rules.suits import is_trump
 from referee.rules.tiles import TILES, Tile
 from referee.solver.search import Position, Solver, mask
-from referee.strong.bidding import BIDS, CANDIDATE_TRUMPS, FEATURES, MODEL, features
+from referee.strong.bidding import BIDS, CANDIDATE_TRUMPS, FEATURES, features
+from referee.strong.logs import NothingToFit
 
 
 def most_made(hands: list[list[Tile]], trump: Trump) -> int:
@@ -122,7 +123,7 @@ def calibrate(logs: list[Path], name: str = "strong") -> tuple[int, float, float
             logits.append(math.log(chance / (1 - chance)))
             made += hand.outcome == "made"
     if not logits:
-        raise SystemExit(f"no point contract declared by {name!r} in these logs")
+        raise NothingToFit(f"no point contract declared by {name!r} in these logs")
     share = made / len(logits)
 
     def mean(shift: float) -> float:
@@ -135,41 +136,39 @@ def calibrate(logs: list[Path], name: str = "strong") -> tuple[int, float, float
     return len(logits), mean(0.0), share, (low + high) / 2
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--hands", type=int, default=300)
-    parser.add_argument("--worlds", type=int, default=4)
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--jobs", type=int, default=2)
-    parser.add_argument("--shift", type=float, default=0.0)
-    parser.add_argument("--data", type=Path, help="keep the samples here (JSON lines)")
-    parser.add_argument("--from-data", type=Path, help="fit on samples kept by --data")
-    parser.add_argument("--out", type=Path, default=MODEL)
-    parser.add_argument("--calibrate", type=Path, help="a directory of the strong bot's logs")
-    args = parser.parse_args()
-    if args.calibrate:
-        count, predicted, share, shift = calibrate(sorted(args.calibrate.glob("*.jsonl")))
-        print(
-            f"{count} contracts: {predicted:.1%} predicted double dummy, {share:.1%} made;"
-            f" shift {shift:.3f}"
-        )
-        return
-    if args.from_data:
-        lines = args.from_data.read_text().splitlines()
-        data = [(x, made) for x, made in map(json.loads, lines)]
+def refit(
+    hands: int,
+    worlds: int,
+    seed: int,
+    jobs: int,
+    shift: float,
+    out: Path,
+    keep: Path | None = None,
+    kept: Path | None = None,
+) -> str:
+    """Fit the model on ``hands`` new hands of ``worlds`` deals each (or on the samples ``kept``
+    by an earlier run, saved to ``keep``), write it to ``out`` with ``shift``; the line that
+    says so."""
+    if kept is not None:
+        data = [(x, made) for x, made in map(json.loads, kept.read_text().splitlines())]
     else:
-        seeds = range(args.seed, args.seed + args.hands)
-        with multiprocessing.Pool(args.jobs) as pool:
-            chunks = pool.starmap(samples, [(seed, args.worlds) for seed in seeds])
+        seeds = range(seed, seed + hands)
+        with multiprocessing.Pool(jobs) as pool:
+            chunks = pool.starmap(samples, [(s, worlds) for s in seeds])
         data = [row for chunk in chunks for row in chunk]
-    if args.data:
-        args.data.write_text("".join(json.dumps(row) + "\n" for row in data))
+    if keep is not None:
+        keep.write_text("".join(json.dumps(row) + "\n" for row in data))
     model = fit(data)
-    model["shift"] = args.shift
-    model["hands"], model["worlds"], model["seed"] = args.hands, args.worlds, args.seed
-    args.out.write_text(json.dumps(model, indent=1) + "\n")
-    print(f"fitted on {len(data)} samples; wrote {args.out}")
+    model["shift"] = shift
+    model["hands"], model["worlds"], model["seed"] = hands, worlds, seed
+    out.write_text(json.dumps(model, indent=1) + "\n")
+    return f"fitted on {len(data)} samples; wrote {out}"
 
 
-if __name__ == "__main__":
-    main()
+def shift_line(logs: list[Path], name: str = "strong") -> str:
+    """The line of ``--calibrate``: the shift that makes the model agree with ``logs``."""
+    count, predicted, share, shift = calibrate(logs, name)
+    return (
+        f"{count} contracts: {predicted:.1%} predicted double dummy, {share:.1%} made;"
+        f" shift {shift:.3f}"
+    )

@@ -1,5 +1,5 @@
 """Fit the auction model (``beliefs.json``) to match logs:
-``python -m referee.strong.fit_beliefs LOGS...``.
+``referee strong fit-beliefs LOGS...``.
 
 Every bid or pass a bot chose (``logs.LoggedHand``: the true hand beside the action) is one
 observation of the ordinal choice ``beliefs`` models, every declared trump one of the
@@ -11,9 +11,9 @@ against the rate alone, so a fit that learned nothing shows.
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,7 +21,6 @@ from referee.rules.actions import TRUMPS
 from referee.solver.search import mask
 from referee.strong.beliefs import (
     ALL_TRICKS,
-    MODEL,
     ROLES,
     TRUMP_RANKS,
     Beliefs,
@@ -30,7 +29,7 @@ from referee.strong.beliefs import (
     hand_count,
     role_counts,
 )
-from referee.strong.logs import LoggedHand, all_hands, log_paths
+from referee.strong.logs import LoggedHand, NothingToFit, all_hands
 
 #: The parameters, in the order of the fitted vector: the roles' values (the last is 0),
 #: then the scalars of ``Beliefs``.
@@ -169,22 +168,16 @@ def fit(data: list[Example], steps: int = 300, rate: float = 0.05) -> tuple[Beli
     return model_of(vector), line
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("logs", type=Path, nargs="+", help="match logs, or directories of them")
-    parser.add_argument("--steps", type=int, default=300)
-    parser.add_argument("--out", type=Path, default=MODEL)
-    args = parser.parse_args()
-    paths = [path for where in args.logs for path in log_paths(where)]
-    data = examples(list(all_hands(paths)))
-    model, line = fit(data, steps=args.steps)
-    print(line)
+def refit(logs: list[Path], out: Path, steps: int = 300) -> Iterator[str]:
+    """Fit the model to every hand of ``logs`` and write it to ``out``; a line on the fit,
+    then one on the file."""
+    data = examples(list(all_hands(logs)))
+    if not data:
+        raise NothingToFit("no bid, pass or trump in these logs")
+    model, line = fit(data, steps=steps)
+    yield line
     record = model.to_dict()
     record["values"] = list(model.values)
-    record["fitted_on"] = {"logs": len(paths), "examples": len(data), "trump_ranks": TRUMP_RANKS}
-    args.out.write_text(json.dumps(record, indent=1) + "\n")
-    print(f"wrote {args.out}")
-
-
-if __name__ == "__main__":
-    main()
+    record["fitted_on"] = {"logs": len(logs), "examples": len(data), "trump_ranks": TRUMP_RANKS}
+    out.write_text(json.dumps(record, indent=1) + "\n")
+    yield f"wrote {out}"

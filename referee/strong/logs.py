@@ -22,6 +22,11 @@ from referee.rules.views import Move
 BIDDING = (Bid, AllTricksBid, Pass)
 
 
+class NothingToFit(ValueError):
+    """The logs hold nothing of the named bot to fit to (another name, or other logs): said
+    in one line, as a usage mistake."""
+
+
 @dataclass(frozen=True)
 class LoggedHand:
     """One finished hand of a log."""

@@ -136,7 +136,8 @@ COMMANDS = [
     ["match"], ["replay"], ["tournament"], ["report"], ["sandbox"], ["schema"], ["play"],
     ["ask"], ["check-bot"], ["league", "init"], ["league", "run"],
     ["bench", "engine"], ["bench", "referee"], ["bench", "tournament"], ["bench", "sandbox"],
-    ["bench", "decode"], ["bench", "viewer"],
+    ["bench", "decode"], ["bench", "viewer"], ["bench", "cache"],
+    ["strong", "calibrate"], ["strong", "fit-beliefs"], ["strong", "fit-bidding"],
 ]  # fmt: skip
 
 
@@ -144,7 +145,8 @@ COMMANDS = [
 def test_help_names_values_as_a_user_types_them(tmp_path: Path, command: list[str]) -> None:
     run = referee(*command, "--help", cwd=tmp_path)
     assert run.returncode == 0
-    for placeholder in ("<bool>", "<list", "<int", "<float", "<str", "<path", "{log}", "{config}"):
+    placeholders = ("<bool>", "<list", "list[", "<int", "<float", "<str", "<path", "{log}")
+    for placeholder in (*placeholders, "{config}"):
         assert placeholder not in run.stdout, (placeholder, run.stdout)
     assert "[[" not in run.stdout, run.stdout
 

@@ -10,9 +10,9 @@ import pytest
 import typer.main
 from typer.testing import CliRunner
 
-from referee.bench.cache_channel import MEDIA
+from referee.bench.cache_channel import MEDIA, SCENARIOS, VARIANTS
 from referee.cli import app, exits
-from referee.cli.bench import CacheMedium
+from referee.cli.bench import CacheMedium, CacheScenario, CacheVariant
 from referee.cli.groups import bounds, choices, limit_options, sandbox_options
 from referee.cli.options import SeatName
 from referee.rules.tiles import SEATS, Seat
@@ -80,6 +80,8 @@ def test_each_choice_is_its_literals_values() -> None:
     )
     assert [c.value for c in SeatName] == list(get_args(Seat)) == list(SEATS)
     assert tuple(c.value for c in CacheMedium) == MEDIA
+    assert tuple(c.value for c in CacheVariant) == VARIANTS
+    assert tuple(c.value for c in CacheScenario) == SCENARIOS
     assert params("match")["on_fault"].default.value == "forfeit"
 
 

@@ -179,3 +179,20 @@ def test_schema_checks_the_shipped_copies_and_writes_only_where_told(
     assert (written / "schema.json").read_text() == (ROOT / "protocol/schema.json").read_text()
     assert (written / "examples" / "transcript-seat-A.txt").is_file()
     installed.run("schema", "--check", "--out", "protocol")
+
+
+def test_bench_cache_runs_its_channel_bots_from_the_wheel(installed: Installed) -> None:
+    """The channel's bots are the package's (``referee/bench/cache_channel_bot.py``, the
+    bundled random bot), not the clone's ``tests/``."""
+    package = installed.where("referee.__file__").parent
+    module = "__import__('referee.bench.cache_channel', fromlist=['BOT'])"
+    for bot in (installed.where(f"{module}.BOT"), installed.where(f"{module}.RANDOM_BOT")):
+        assert package in bot.parents and bot.is_file(), bot
+    done = installed.run(
+        "bench", "cache", "--trials", "1", "--variant", "off", "--variant", "narrow",
+        "--scenario", "legs", "--seed", "1",
+    )  # fmt: skip
+    rows = {tuple(line.split()[:2]): line.split() for line in done.stdout.splitlines()}
+    assert int(rows["off", "legs"][5]) < 28, done.stdout  # the receiver read and decoded
+    assert ("narrow", "legs") in rows
+    assert done.stdout.splitlines()[-1].startswith("cache channel (pages), narrow: legs ")

@@ -1,4 +1,4 @@
-"""A hand passed through the page cache by timing reads (``tests/bots/cache_channel_bot.py``):
+"""A hand passed through the page cache by timing reads (``referee.bench``'s channel bots):
 with the sandbox off the channel must carry it (the control: the attack is real); with every
 page a bot may read pinned before each match (``referee.sandbox.resident.warm``), leg 2 of a
 duplicate pair must learn nothing of leg 1's hand.

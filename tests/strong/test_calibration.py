@@ -4,19 +4,20 @@ the logs both are fitted to: each file loads, and each command regenerates it.""
 from __future__ import annotations
 
 import random
-import sys
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
+from referee.cli import app
 from referee.rules.actions import NO_TRUMP, Bid, Pass
 from referee.rules.tiles import SEATS, TILES, Tile
 from referee.rules.views import Move
 from referee.solver.search import mask
-from referee.strong import beliefs, calibrate, fit_beliefs
+from referee.strong import beliefs, calibrate
 from referee.strong.beliefs import Auction, Beliefs
 from referee.strong.calibration import CALIBRATION, Calibration, shipped
-from referee.strong.logs import all_hands, log_paths
+from referee.strong.logs import NothingToFit, all_hands, log_paths
 from referee.strong.worlds import draw
 
 GOLDEN = Path(__file__).parent.parent / "golden" / "logs"
@@ -53,18 +54,37 @@ def test_the_fit_finds_the_map_the_results_come_from() -> None:
     assert fitted.all_tricks is None  # no all-tricks contract in the data
 
 
-def test_both_commands_regenerate_their_files_from_logs(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_both_commands_regenerate_their_files_from_logs(tmp_path: Path) -> None:
+    runner = CliRunner()
     out = tmp_path / "calibration.json"
-    argv = ["calibrate", str(GOLDEN), "--name", "random", "--out", str(out)]
-    monkeypatch.setattr(sys, "argv", argv)
-    calibrate.main()
+    args = ["strong", "calibrate", str(GOLDEN), "--name", "random", "--out", str(out)]
+    done = runner.invoke(app, args)
+    assert done.exit_code == 0, done.output
+    assert done.output.splitlines()[-1] == f"wrote {out}"
     assert Calibration.load(out) != Calibration()  # fitted (the random bot is always set)
     out = tmp_path / "beliefs.json"
-    monkeypatch.setattr(sys, "argv", ["fit", str(GOLDEN), "--steps", "5", "--out", str(out)])
-    fit_beliefs.main()
+    args = ["strong", "fit-beliefs", str(GOLDEN), "--steps", "5", "--out", str(out)]
+    assert runner.invoke(app, args).exit_code == 0
     assert len(Beliefs.load(out).strengths(mask(list(TILES[:7])))) == 9
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["calibrate", str(GOLDEN), "--name", "nobody"], "no contract declared by 'nobody'"),
+        (["fit-beliefs"], "name match logs or a folder of them"),
+        (["calibrate", "no/such/logs"], "no/such/logs: no such file or folder"),
+        (["fit-bidding", "--calibrate", str(GOLDEN)], "no point contract declared by 'strong'"),
+        (["fit-bidding", "--from-data", "no-samples.jsonl"], "no-samples.jsonl: no such file"),
+    ],
+)
+def test_a_fit_with_nothing_to_fit_is_a_usage_mistake_in_one_line(
+    args: list[str], said: str
+) -> None:
+    done = CliRunner().invoke(app, ["strong", *args, "--out", "never-written.json"])
+    assert done.exit_code == 2, done.output
+    assert done.output.count("\n") == 1 and said in done.output, done.output
+    assert not Path("never-written.json").exists()
 
 
 def test_the_logs_give_every_hand_as_dealt_and_its_auction_in_order() -> None:
@@ -120,5 +140,5 @@ def test_the_feature_models_shift_is_read_from_the_bots_own_contracts() -> None:
     assert count == len(declared)
     assert share == sum(h.outcome == "made" for h in declared) / len(declared)
     assert 0 < predicted < 1 and (shift < 0) == (share < predicted)
-    with pytest.raises(SystemExit, match="no point contract"):
+    with pytest.raises(NothingToFit, match="no point contract"):
         shift_of(log_paths(GOLDEN), name="nobody")

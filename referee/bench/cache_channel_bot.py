@@ -37,16 +37,22 @@ what the CPU's caches still hold of the sender's reads is then gone.
 
 Between trials the slots must be cold again: in the wild a pair would move on to pages
 nobody has read (a machine holds gigabytes of them); the benchmark evicts the pool instead.
+
+It is part of the package (``referee bench cache`` runs it by path, from a wheel too) and
+needs only the standard library: each seat may run it under a Python of its own.
 """
 
+import argparse
+import json
 import math
 import mmap
 import os
+import random
 import statistics
 import sys
 import time
-
-import botlib
+from collections.abc import Iterator
+from typing import Any
 
 #: The tiles in mask order: ``[0|0]`` is bit 0, ``[6|6]`` bit 27.
 TILES = [(lo, hi) for lo in range(7) for hi in range(lo, 7)]
@@ -64,7 +70,7 @@ MAX_FILES = 48
 MAX_ENTRIES = 200_000
 MADV_PAGEOUT = 21
 
-arguments = botlib.parser(__doc__)
+arguments = argparse.ArgumentParser(description=__doc__)
 arguments.add_argument("--role", choices=["send", "receive", "list"], required=True)
 arguments.add_argument("--when", choices=["first", "play"], default="first")
 arguments.add_argument("--mark", choices=["read", "pageout", "dentry"], default="read")
@@ -72,7 +78,7 @@ arguments.add_argument("--nonce", default="0", help="names this trial's slots (-
 arguments.add_argument("--dump", action="store_true", help="write every slot's time to stderr")
 arguments.add_argument("--delay", type=float, default=0.0, help="seconds to wait before reading")
 arguments.add_argument("--flush-mb", type=int, default=0, help="MiB of memory to sweep first")
-args = botlib.setup(arguments)
+args = argparse.Namespace()
 
 
 def roots() -> list[str]:
@@ -240,30 +246,53 @@ def receive(all_slots: list[tuple[int, int]]) -> None:
     )
 
 
-files = pool()
-for path, _, _ in files:
-    report(f"file {path}")
-try:
-    if args.mark == "dentry":
-        pool_slots = [(-1, index) for index in range(SLOTS)]
-    else:
-        pool_slots = slots(files) if args.role != "list" else []
-except SystemExit as exc:
-    report(f"failed {exc}")
-    pool_slots = []
-done = args.role == "list" or not pool_slots
-for message in botlib.messages():
-    if message["type"] == "hello":
-        rng = botlib.ready(message, f"cache-{args.role}")
-    elif message["type"] == "act":
-        view = message["view"]
-        if not done and (args.when == "first" or view["phase"] != "bidding"):
-            done = True
-            if args.role == "send":
-                send(pool_slots, hand_bits(view["hand"]))
-            else:
-                receive(pool_slots)
-        botlib.answer(message, rng)
-    elif message["type"] == "hand_end" and not done and args.role == "receive":
-        done = True  # a hand of four passes: no play phase to wait for
-        receive(pool_slots)
+def messages() -> Iterator[dict[str, Any]]:
+    """Every message the referee sends, until ``match_end`` (inclusive) or end of input."""
+    for line in sys.stdin.buffer:
+        message: dict[str, Any] = json.loads(line)
+        yield message
+        if message.get("type") == "match_end":
+            return
+
+
+def say(message: dict[str, Any]) -> None:
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+
+
+def main() -> None:
+    files = pool()
+    for path, _, _ in files:
+        report(f"file {path}")
+    try:
+        if args.mark == "dentry":
+            pool_slots = [(-1, index) for index in range(SLOTS)]
+        else:
+            pool_slots = slots(files) if args.role != "list" else []
+    except SystemExit as exc:
+        report(f"failed {exc}")
+        pool_slots = []
+    done = args.role == "list" or not pool_slots
+    rng = random.Random()
+    for message in messages():
+        if message["type"] == "hello":
+            rng = random.Random(message["seed"])
+            say({"type": "ready", "name": f"cache-{args.role}"})
+        elif message["type"] == "act":
+            view = message["view"]
+            if not done and (args.when == "first" or view["phase"] != "bidding"):
+                done = True
+                if args.role == "send":
+                    send(pool_slots, hand_bits(view["hand"]))
+                else:
+                    receive(pool_slots)
+            action = rng.choice(message["legal_actions"])  # as the example bot plays
+            say({"type": "action", "id": message["id"], "action": action})
+        elif message["type"] == "hand_end" and not done and args.role == "receive":
+            done = True  # a hand of four passes: no play phase to wait for
+            receive(pool_slots)
+
+
+if __name__ == "__main__":
+    args = arguments.parse_args()
+    main()
