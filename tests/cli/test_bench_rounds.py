@@ -17,7 +17,8 @@ def test_bench_referee_plays_at_least_a_few_rounds_and_ends_with_its_figure(
     run = referee("bench", "referee", "--seconds", "0.1", cwd=tmp_path)
     assert run.returncode == 0, run.stderr
     lines = run.stdout.splitlines()
-    assert "the median of 5 rounds" in lines[0], lines
+    rounds = re.search(r"the median of (\d+) rounds", lines[0])
+    assert rounds is not None and int(rounds.group(1)) >= 5, lines  # five at least, more if fast
     assert re.fullmatch(r"middle half of the rounds: \d+% to \d+% of the raw pipe rate", lines[-3])
     assert re.fullmatch(r"referee: \d+ decisions/s \(\d+% of raw pipe rate\)", lines[-1]), lines
 
