@@ -9,7 +9,6 @@ counted from outside, as the threads the bot's process gains when it makes its s
 from __future__ import annotations
 
 import os
-import shlex
 import subprocess
 import sys
 from collections.abc import Callable
@@ -17,13 +16,10 @@ from pathlib import Path
 from typing import IO
 
 import pytest
+from support.sandboxed import seat_jail
 
-from referee.rules.tiles import SEATS
 from referee.sandbox import machine
 from referee.sandbox.layers import available
-from referee.sandbox.policy import plan
-from referee.sandbox.seats import MatchJails
-from referee.settings import MatchLimits, SandboxSettings
 
 BOT = Path(__file__).resolve().parents[1] / "bots" / "runtimes" / "onnx_bot.py"
 #: The bot makes its session at its first move: its threads are counted before and after.
@@ -88,18 +84,9 @@ def _say(stream: IO[bytes], line: bytes) -> None:
 def _in_seat(cpus: set[int], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[int, bytes]:
     """``_pool`` in seat A, with the referee's affinity taken to be ``cpus``."""
     monkeypatch.setattr(machine, "seat_cpus", lambda: frozenset(cpus))
-    command = shlex.join(COMMAND)
-    sandbox = plan(SandboxSettings(), MatchLimits(), dict.fromkeys(SEATS, command), [tmp_path])
-    jails = MatchJails(sandbox)
-    jail = jails.jail("A")
-    assert jail is not None
-    try:
-        pool, err = _pool(cpus, jail.enter)
-    finally:
-        jail.kill()
-        jails.release(jail)
-        jails.close()
-    return pool, err
+    with seat_jail(COMMAND, tmp_path) as jail:
+        assert jail is not None
+        return _pool(cpus, jail.enter)
 
 
 def _warnings(stderr: bytes) -> list[str]:

@@ -9,6 +9,8 @@ import shlex
 import signal
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +18,7 @@ from referee.match.runner import run_match, stderr_path
 from referee.record.log import read_log
 from referee.record.verify import verify
 from referee.rules.tiles import SEATS
+from referee.sandbox.jail import SeatJail
 from referee.sandbox.policy import plan
 from referee.sandbox.seats import MatchJails
 from referee.settings import MatchLimits, MatchSettings, SandboxSettings
@@ -65,15 +68,12 @@ async def attack(
     return report, outcome
 
 
-def in_seat(
-    argv: list[str],
-    tmp_path: Path,
-    stdin: bytes = b"",
-    settings: SandboxSettings | None = None,
-    **limits: Any,
-) -> subprocess.CompletedProcess[bytes]:
-    """Run ``argv`` once in seat A's sandbox, as a match starts a bot (the other seats run the
-    same command), with ``stdin``; what it wrote and how it ended."""
+@contextmanager
+def seat_jail(
+    argv: list[str], tmp_path: Path, settings: SandboxSettings | None = None, **limits: Any
+) -> Iterator[SeatJail | None]:
+    """Seat A's jail for ``argv`` (the other seats run the same command), as a match makes it;
+    its tree killed and the seat released on the way out."""
     command = shlex.join(argv)
     match_limits = MatchLimits(**limits)
     sandbox = plan(
@@ -82,6 +82,24 @@ def in_seat(
     jails = MatchJails(sandbox)
     jail = jails.jail("A")
     try:
+        yield jail
+    finally:
+        if jail is not None:
+            jail.kill()
+            jails.release(jail)
+        jails.close()
+
+
+def in_seat(
+    argv: list[str],
+    tmp_path: Path,
+    stdin: bytes = b"",
+    settings: SandboxSettings | None = None,
+    **limits: Any,
+) -> subprocess.CompletedProcess[bytes]:
+    """Run ``argv`` once in seat A's sandbox, as a match starts a bot, with ``stdin``; what
+    it wrote and how it ended."""
+    with seat_jail(argv, tmp_path, settings, **limits) as jail:
         child = subprocess.Popen(
             argv,
             stdin=subprocess.PIPE,
@@ -100,7 +118,3 @@ def in_seat(
                 jail.kill()
             child.wait()
         return subprocess.CompletedProcess(argv, child.returncode, out, err)
-    finally:
-        if jail is not None:
-            jails.release(jail)
-        jails.close()
