@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Final, Literal
 
 import msgspec
 
@@ -39,6 +39,31 @@ def fault_stream(seed: int) -> Stream:
 def forced_action(stream: Stream, legal: list[Action]) -> Action:
     """The legal action the ``random`` policy plays for a faulted seat."""
     return legal[stream.uniform(len(legal))]
+
+
+#: The limits whose option is not named as their field: a bound named by its unit reads as a
+#: limit (``--memory-limit 2048``).
+LIMIT_OPTION_NAMES: Final = {
+    "memory_mb": "memory_limit",
+    "scratch_mb": "scratch_limit",
+    "cpu_seconds": "cpu_limit",
+    "file_size_mb": "file_size_limit",
+}
+#: Limits are logged in milliseconds: "more than 0 seconds" starts at one.
+_MILLISECOND: Final = 0.001
+
+
+def limit_option(field: str) -> str:
+    """The command-line option that sets the ``MatchLimits`` field ``field``."""
+    return "--" + LIMIT_OPTION_NAMES.get(field, field).replace("_", "-")
+
+
+def bounds(kind: msgspec.inspect.Type) -> tuple[Any, Any]:
+    """(lowest, highest or None) value of a number field, from its ``msgspec.Meta``."""
+    assert isinstance(kind, msgspec.inspect.IntType | msgspec.inspect.FloatType), kind
+    assert kind.lt is None, kind  # every bounded field says its top inclusively
+    step = 1 if isinstance(kind, msgspec.inspect.IntType) else _MILLISECOND
+    return (kind.ge if kind.gt is None else kind.gt + step), kind.le
 
 
 def field_types(struct: type[msgspec.Struct]) -> dict[str, tuple[msgspec.inspect.Type, str]]:

@@ -18,7 +18,6 @@ for a bot you did not write.
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Awaitable, Callable
 from typing import Final
 
@@ -33,8 +32,8 @@ from referee.sandbox.hints import denied, named_variables, refused_call, refused
 from referee.sandbox.jail import BOT_ENVIRONMENT
 from referee.sandbox.layers import LAYERS, held_by
 from referee.sandbox.policy import MAY_READ, SandboxPlan, plan
-from referee.sandbox.refusals import Refusal, refusals
-from referee.settings import MatchLimits, field_types
+from referee.sandbox.refusals import refusals_of
+from referee.settings import MatchLimits, bounds, field_types, limit_option
 
 from .results import Cause, Diagnosis
 from .session import Findings
@@ -46,12 +45,13 @@ MAX_RUNS: Final = 16
 #: ruleset holds its TCP and scoping rules too), and seccomp's system calls.
 FILES: Final = held_by(Layer.LANDLOCK)
 SYSTEM_CALLS: Final = held_by(Layer.SECCOMP)
-#: The limits a diagnosis raises: the field of ``MatchLimits``, the option that sets it in
-#: a match, tournament or league, and its unit. CPU time and file sizes do not stop a start.
+#: The limits a diagnosis raises: the field of ``MatchLimits`` and its unit (the option that
+#: sets it in a match, tournament or league is ``limit_option``'s). CPU time and file sizes
+#: do not stop a start.
 LIMITS: Final = (
-    ("memory_mb", "--memory-limit", "MiB of memory"),
-    ("max_processes", "--max-processes", "processes"),
-    ("scratch_mb", "--scratch-limit", "MiB of scratch space"),
+    ("memory_mb", "MiB of memory"),
+    ("max_processes", "processes"),
+    ("scratch_mb", "MiB of scratch space"),
 )
 #: The most a limit is raised by (times its bound), in doublings.
 RAISED: Final = 16
@@ -80,8 +80,7 @@ class _Runs:
         """The check's sandbox with the limits ``names`` ``factor`` times their bound (each
         kept within what ``MatchLimits`` allows)."""
         limits = self.context.sandbox.limits
-        ceiling = {field: _ceiling(field) for field in names}
-        changed = {field: min(getattr(limits, field) * factor, ceiling[field]) for field in names}
+        changed = {field: min(getattr(limits, field) * factor, _ceiling(field)) for field in names}
         raised = msgspec.structs.replace(limits, **changed)
         return self.planned(limits=raised), raised
 
@@ -152,7 +151,7 @@ async def diagnose(
             "no option allows it: the sandbox refuses that call to every bot (README: the"
             " sandbox's layers, seccomp); the bot must do without it",
         )
-    every = tuple(field for field, _, _ in LIMITS)
+    every = tuple(field for field, _ in LIMITS)
     if await runs.passes(runs.raised(RAISED, *every)[0], "limits"):
         return await _which_limit(runs, found)
     for layer in _layers(sandbox):
@@ -234,7 +233,9 @@ async def _which_file(
     each path its stderr names that exists here, the sandbox does not allow and advice may
     name (``hints``: beside the bot or under the working directory)."""
     command = runs.context.command
-    left_out = {refusal.path: refusal for refusal in _refusals(command, sandbox)}
+    left_out = {
+        refusal.path: refusal for refusal in refusals_of(command, sandbox.readable.get("A", []))
+    }
     named = refused_paths(lines, command, sandbox.settings)
     for path in dict.fromkeys([*left_out, *named]):
         if runs.left <= 0:
@@ -260,26 +261,17 @@ async def _which_file(
     )
 
 
-def _refusals(command: str, sandbox: SandboxPlan) -> list[Refusal]:
-    """The files ``command``'s program needs that its seat may not use."""
-    try:
-        argv = shlex.split(command)
-    except ValueError:
-        return []
-    return refusals(argv, sandbox.readable.get("A", []))
-
-
 async def _which_limit(runs: _Runs, found: Callable[[Cause, str, str], Diagnosis]) -> Diagnosis:
     """The limit that stops the bot, once it passes with every one raised: each raised
     alone, then the least doubling of it that lets the bot through."""
     limits = runs.context.sandbox.limits
-    for field, option, unit in LIMITS:
+    for field, unit in LIMITS:
         if runs.left <= 0:
             break
-        if not await runs.passes(runs.raised(RAISED, field)[0], field):
+        sandbox, most = runs.raised(RAISED, field)
+        if not await runs.passes(sandbox, field):
             continue
-        bound = getattr(limits, field)
-        needed = bound * RAISED
+        bound, needed = getattr(limits, field), getattr(most, field)
         factor = 2
         while factor < RAISED and runs.left > 0:
             sandbox, raised = runs.raised(factor, field)
@@ -287,27 +279,25 @@ async def _which_limit(runs: _Runs, found: Callable[[Cause, str, str], Diagnosis
                 needed = getattr(raised, field)
                 break
             factor *= 2
-        needed = min(needed, _ceiling(field))
         return found(
             "limit",
             f"it passes with {needed} {unit} and not with the {bound} it was given: the"
             f" {field} limit stops it",
-            f"{option} {needed} where it plays (match, tournament, league), or make the bot"
-            f" need less than {bound} {unit}",
+            f"{limit_option(field)} {needed} where it plays (match, tournament, league), or"
+            f" make the bot need less than {bound} {unit}",
         )
     return found(
         "limit",
         "it passes with every limit raised together, and with no one of them alone",
-        "raise --memory-limit, --max-processes and --scratch-limit where it plays, or make"
-        " the bot need less",
+        f"raise {', '.join(limit_option(field) for field, _ in LIMITS[:-1])} and"
+        f" {limit_option(LIMITS[-1][0])} where it plays, or make the bot need less",
     )
 
 
 def _ceiling(field: str) -> int:
     """The most ``MatchLimits`` allows for ``field``."""
-    kind, _ = field_types(MatchLimits)[field]
-    assert isinstance(kind, msgspec.inspect.IntType) and kind.le is not None
-    return kind.le
+    highest: int = bounds(field_types(MatchLimits)[field][0])[1]
+    return highest
 
 
 def _layers(sandbox: SandboxPlan) -> list[Layer]:

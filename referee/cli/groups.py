@@ -34,7 +34,13 @@ import msgspec
 import typer
 
 from referee.cli.options import seconds
-from referee.settings import MatchLimits, SandboxSettings, field_types
+from referee.settings import (
+    LIMIT_OPTION_NAMES,
+    MatchLimits,
+    SandboxSettings,
+    bounds,
+    field_types,
+)
 
 if TYPE_CHECKING:
     from referee.match.trace import WireTrace
@@ -119,18 +125,8 @@ def _option(name: str, kind: Any, default: Any, option: Any) -> inspect.Paramete
 
 LIMITS_PANEL: Final = "Match limits"
 SANDBOX_PANEL: Final = "Sandbox"
-#: The limits whose option is not named as their field: a bound named by its unit reads as a
-#: limit (``--memory-limit 2048``).
-_LIMIT_NAMES: Final = {
-    "memory_mb": "memory_limit",
-    "scratch_mb": "scratch_limit",
-    "cpu_seconds": "cpu_limit",
-    "file_size_mb": "file_size_limit",
-}
 #: What a user types for a field's value, where its unit or its type does not say it.
 _VALUE_NAMES: Final = {"allow": "PATH", "env": "NAME"}
-#: Limits are logged in milliseconds: "more than 0 seconds" starts at one.
-_MILLISECOND: Final = 0.001
 
 
 @functools.cache
@@ -138,13 +134,6 @@ def choices(field: str, values: tuple[str, ...]) -> type[StrEnum]:
     """The choices of a field's Literal as the enum typer reads (one class per field)."""
     title = "".join(part.title() for part in field.split("_"))
     return StrEnum(title, [(value, value) for value in values])  # type: ignore[return-value]
-
-
-def bounds(kind: Any) -> tuple[Any, Any]:
-    """(lowest, highest or None) value of a number field, from its ``msgspec.Meta``."""
-    assert kind.lt is None, kind  # every bounded field says its top inclusively
-    step = 1 if isinstance(kind, msgspec.inspect.IntType) else _MILLISECOND
-    return (kind.ge if kind.gt is None else kind.gt + step), kind.le
 
 
 def _literal_values(struct: type[msgspec.Struct], field: str) -> tuple[str, ...]:
@@ -206,7 +195,7 @@ def limit_options(*, default: str | None = None, without: Collection[str] = ()) 
     they mean nothing; the command says why). ``default``: as in ``field_option``."""
     assert set(without) <= set(field_types(MatchLimits)), without
     fields = {
-        _LIMIT_NAMES.get(field, field): field
+        LIMIT_OPTION_NAMES.get(field, field): field
         for field in field_types(MatchLimits)
         if field not in without
     }

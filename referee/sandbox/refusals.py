@@ -109,14 +109,19 @@ def loader_names(lines: Iterable[str]) -> list[str]:
     return names
 
 
+def refusals_of(command: str, readable: Iterable[Path]) -> list[Refusal]:
+    """``refusals`` of a bot's command line (none for one that does not split)."""
+    try:
+        argv = shlex.split(command)
+    except ValueError:
+        return []
+    return refusals(argv, readable)
+
+
 def explained(lines: Iterable[str], command: str, readable: Iterable[Path]) -> list[Refusal]:
     """The refusals that the loader's lines among ``lines`` (a bot's stderr) point at: each
     library the loader could not map that the seat was refused."""
     named = loader_names(lines)
     if not named:
         return []
-    try:
-        argv = shlex.split(command)
-    except ValueError:
-        return []
-    return [refusal for refusal in refusals(argv, readable) if refusal.name in named]
+    return [refusal for refusal in refusals_of(command, readable) if refusal.name in named]
