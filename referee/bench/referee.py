@@ -21,10 +21,10 @@ import shlex
 import statistics
 import sys
 import tempfile
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
+from typing import Final, TypeVar
 
 import trio
 
@@ -37,6 +37,9 @@ from referee.sandbox.policy import SandboxPlan
 from referee.sandbox.policy import plan as plan_sandbox
 from referee.settings import MatchSettings, SandboxSettings
 from referee.wire.messages import Act, PublicEvent, encode_line
+
+#: A round of a bench: its figures are ratios within it.
+R = TypeVar("R")
 
 HERE: Final = Path(__file__).resolve().parent
 INSTANT_BOT: Final = HERE / "instant_bot.py"
@@ -84,12 +87,22 @@ class RefereeBench:
         return sum(r.seconds for r in self.rounds)
 
     def median(self, figure: Callable[[Round], float]) -> float:
-        return statistics.median(figure(r) for r in self.rounds)
+        return median_of(self.rounds, figure)
 
     def middle_half(self, figure: Callable[[Round], float]) -> tuple[float, float]:
-        """The quartiles of ``figure`` over the rounds: how steady the machine was."""
-        quartiles = statistics.quantiles((figure(r) for r in self.rounds), n=4)
-        return quartiles[0], quartiles[2]
+        return middle_half(self.rounds, figure)
+
+
+def median_of(rounds: Sequence[R], figure: Callable[[R], float]) -> float:
+    """``figure``'s median over the rounds: each a ratio within one round, so that both its
+    halves saw the same moment of the machine."""
+    return statistics.median(figure(r) for r in rounds)
+
+
+def middle_half(rounds: Sequence[R], figure: Callable[[R], float]) -> tuple[float, float]:
+    """The quartiles of ``figure`` over the rounds: how steady the machine was."""
+    quartiles = statistics.quantiles((figure(r) for r in rounds), n=4)
+    return quartiles[0], quartiles[2]
 
 
 def sample_act_lines(seed: int, count: int) -> list[bytes]:

@@ -25,17 +25,24 @@ import concurrent.futures as cf
 import contextlib
 import os
 import shlex
-import statistics
 import tempfile
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Final
 
 import trio
 
-from referee.bench.referee import INSTANT_BOT, PYTHON, raw_pipe_rate, sample_act_lines
+from referee.bench.referee import (
+    INSTANT_BOT,
+    PYTHON,
+    median_of,
+    middle_half,
+    raw_pipe_rate,
+    sample_act_lines,
+)
 from referee.running.executors import local_executor, run_jobs
 from referee.running.jobs import Entrant, MatchJob
 from referee.running.results import TournamentSettings
@@ -96,7 +103,7 @@ class TournamentBench:
     rounds: list[Round]
 
     def median(self, figure: Callable[[Round], float]) -> float:
-        return statistics.median(figure(r) for r in self.rounds)
+        return median_of(self.rounds, figure)
 
     def total(self, warm: bool, jobs: int) -> Batch:
         batches = [r.batches[warm, jobs] for r in self.rounds]
@@ -220,7 +227,7 @@ def lines(seconds: float) -> Iterator[str]:
         busy = ""
         if total.jiffies is not None:
             busy = f", {total.jiffies[0] / total.jiffies[1] * cores():.2f} cores busy"
-        rate = statistics.median(r.rate(warm, jobs) for r in result.rounds)
+        rate = result.median(partial(Round.rate, warm=warm, jobs=jobs))
         yield (
             f"{'warm' if warm else 'fresh'} jobs={jobs}: {rate:.1f} matches/s, the median"
             f" ({total.matches} matches in {total.seconds:.2f} s,"
@@ -230,7 +237,7 @@ def lines(seconds: float) -> Iterator[str]:
     over_fresh = result.median(lambda r: r.rate(True, 2) / r.rate(False, 2))
     share = result.median(lambda r: r.rate(True, 2) / r.limit)
     scaling = result.median(lambda r: r.rate(True, 2) / r.rate(True, 1))
-    low, high = statistics.quantiles((r.rate(True, 2) / r.limit for r in result.rounds), n=4)[::2]
+    low, high = middle_half(result.rounds, lambda r: r.rate(True, 2) / r.limit)
     yield f"middle half of the rounds: {low:.0%} to {high:.0%} of the pipe limit"
     yield (
         f"pipe limit at jobs=2: {limit:.0f} matches/s; targets: warm"

@@ -16,11 +16,11 @@ from typing import Final
 
 import referee
 from referee.sandbox.layers import available
+from referee.sandbox.namespaces import NOBODY
 from referee.sandbox.paths import unreadable_by_others
 
 ROOT: Final = Path(referee.__file__).resolve().parent.parent
 SYSTEM_PYTHON: Final = "/usr/bin/python3"
-NOBODY: Final = 65534
 #: Where the unprivileged referee imports the referee and its packages from.
 PATHS: Final = [str(ROOT), *site.getsitepackages()]
 
