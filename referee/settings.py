@@ -174,6 +174,34 @@ class MatchLimits(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fiel
             ge=1, le=1 << 20, description="MiB of scratch space per seat (sandbox bound)."
         ),
     ] = 256
+    #: Turns released on a fixed beat: every message a seat receives goes out at a time that
+    #: depends only on the public state (each decision's outcome at its deadline), so that no
+    #: seat can learn how long another took. Needs ``time_bank`` 0: a bank moves deadlines.
+    pace: Annotated[
+        bool | None,
+        msgspec.Meta(
+            description="Paced turns: every message a bot receives is sent at a time that"
+            " depends only on the public state (each decision's outcome at its deadline), so no"
+            " bot learns how long another thought. A match then takes about its decisions times"
+            " the move timeout. Needs --time-bank 0."
+        ),
+    ] = None
+    #: Every seat's processes stopped while it is not its turn: partners never run at once.
+    freeze_idle: Annotated[
+        bool | None,
+        msgspec.Meta(
+            description="Stop every bot's processes while it is not its turn (SIGSTOP), so that"
+            " partners never run at the same time; its clock is unchanged when it acts. Bots"
+            " cannot think on others' turns."
+        ),
+    ] = None
+
+    def __post_init__(self) -> None:
+        if self.pace and self.time_bank > 0:
+            raise ValueError(
+                "--pace needs --time-bank 0: a time bank moves a decision's deadline, which"
+                " pacing releases the next message at"
+            )
 
     def for_seed(self, seed: int) -> MatchSettings:
         return MatchSettings(seed=seed, **msgspec.structs.asdict(self))
@@ -207,6 +235,16 @@ class SandboxSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_
             " fixed list every bot gets (protocol/PROTOCOL.md, 'Processes and the sandbox')."
         ),
     ] = ()
+    #: Each seat sees a root of its own: a tmpfs with every file it may read bound into it,
+    #: so that a lookup of a missing name lands in the seat's own cache, not the machine's.
+    private_root: Annotated[
+        bool | None,
+        msgspec.Meta(
+            description="Give each bot a root of its own (a tmpfs with each file it may read"
+            " bound in), so that its failed name lookups cannot be seen by another seat; about"
+            " 0.2 s more to start Debian's Python."
+        ),
+    ] = None
 
 
 class MatchSettings(MatchLimits, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -228,6 +266,8 @@ class MatchSettings(MatchLimits, frozen=True, kw_only=True, forbid_unknown_field
             max_strikes=limits.max_strikes,
             max_hands=max_hands,
             max_line_bytes=limits.max_line_bytes,
+            pace=limits.pace or None,
+            freeze_idle=limits.frozen_when_idle or None,
         )
 
     def limits(self) -> Limits:
@@ -239,4 +279,14 @@ class MatchSettings(MatchLimits, frozen=True, kw_only=True, forbid_unknown_field
             on_fault=self.on_fault,
             max_strikes=self.max_strikes,
             max_line_bytes=self.max_line_bytes,
+            pace=True if self.pace else msgspec.UNSET,
+            frozen_when_idle=True if self.freeze_idle else msgspec.UNSET,
         )
+
+
+#: What ``--final`` sets of the match limits: paced turns (no seat learns how long another
+#: took), idle seats frozen (partners never run at once), no time bank (it moves deadlines).
+FINAL_LIMITS: Final = {"pace": True, "freeze_idle": True, "time_bank": 0.0}
+#: What ``--final`` sets of the sandbox: every layer or a refusal, and a root of its own per
+#: seat (``strict`` refuses seats that share a kernel uid, so it needs root).
+FINAL_SANDBOX: Final = {"mode": "strict", "private_root": True}

@@ -150,6 +150,13 @@ def _value_name(field: str, kind: Any) -> str | None:
     return _VALUE_NAMES.get(field)
 
 
+def _is_flag(info: msgspec.inspect.Type) -> bool:
+    """A ``bool | None`` field: an option that is given (True) or not."""
+    return isinstance(info, msgspec.inspect.UnionType) and any(
+        isinstance(kind, msgspec.inspect.BoolType) for kind in info.types
+    )
+
+
 def field_option(
     struct: type[msgspec.Struct], field: str, name: str, panel: str, default: str | None
 ) -> inspect.Parameter:
@@ -165,6 +172,9 @@ def field_option(
         value = kind(value)
     elif isinstance(info, msgspec.inspect.VarTupleType):
         kind, value, details["show_default"] = list[str], None, False
+    elif _is_flag(info):  # a flag: given or not (None leaves a file's value alone)
+        kind, value, details["show_default"] = bool, None, False
+        details.pop("metavar")
     elif isinstance(info, msgspec.inspect.FloatType):
         kind, details["callback"] = float, seconds(*bounds(info))
     else:

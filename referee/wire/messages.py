@@ -62,6 +62,13 @@ class Limits(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     max_strikes: int
     #: Longest line, in bytes, a bot may send; a longer one is discarded unread (a fault).
     max_line_bytes: int
+    #: Present (true) when turns are paced: every message is sent at a time that depends only
+    #: on the public state, each decision's outcome at its deadline, so a bot may use its
+    #: whole move time at no cost to anyone.
+    pace: bool | msgspec.UnsetType = msgspec.UNSET
+    #: Present (true) when a bot's processes are stopped while it is not its turn: it cannot
+    #: think on others' turns.
+    frozen_when_idle: bool | msgspec.UnsetType = msgspec.UNSET
 
 
 # -- referee -> bot --------------------------------------------------------------------------
