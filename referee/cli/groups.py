@@ -33,7 +33,7 @@ from typing import (
 import msgspec
 import typer
 
-from referee.cli.options import seconds
+from referee.cli.options import fail, seconds
 from referee.settings import (
     LIMIT_OPTION_NAMES,
     MatchLimits,
@@ -213,7 +213,17 @@ def limit_options(*, default: str | None = None, without: Collection[str] = ()) 
         field_option(MatchLimits, field, name, LIMITS_PANEL, default)
         for name, field in fields.items()
     ]
-    return OptionGroup(tuple(options), _given(fields), fields)
+    given = _given(fields)
+
+    def make(values: dict[str, Any]) -> Given:
+        limits = given(values)
+        try:
+            MatchLimits(**limits)  # options that cannot go together (--pace, --time-bank)
+        except ValueError as exc:
+            raise fail(str(exc)) from None
+        return limits
+
+    return OptionGroup(tuple(options), make, fields)
 
 
 def sandbox_options(*, default: str | None = None, when: str = "") -> OptionGroup:

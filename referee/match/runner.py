@@ -156,6 +156,7 @@ async def run_match(
                     previous_matches=bots.previous_matches(),
                     restart=bots.restart,
                     people=people.keys(),
+                    idle=bots,
                 )
                 outcome = await table.play()
             except BaseException as exc:
@@ -260,6 +261,15 @@ class _Bots:
         except OSError as exc:
             raise _no_sandbox(exc) from exc
         return self._seat(seat, bot)
+
+    def freeze(self, seat: Seat) -> None:
+        """Stop the seat's bot while it is not its turn (``--freeze-idle``)."""
+        if (bot := self.processes.get(seat)) is not None:
+            bot.pause()
+
+    def thaw(self, seat: Seat) -> None:
+        if (bot := self.processes.get(seat)) is not None:
+            bot.resume()
 
     async def explain(self, seat: Seat, fault: BotFault) -> BotFault:
         return await self.processes[seat].explain(fault)

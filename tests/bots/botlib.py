@@ -68,3 +68,9 @@ def answer(message: dict[str, Any], rng: random.Random) -> None:
     """Answer ``act`` with a random legal action, as the example bot does."""
     action = rng.choice(message["legal_actions"])
     send({"type": "action", "id": message["id"], "action": action})
+
+
+def log(line: str) -> None:
+    """One line to stderr, at once (the referee keeps it beside the log)."""
+    sys.stderr.write(line + "\n")
+    sys.stderr.flush()

@@ -27,6 +27,7 @@ import trio.testing
 from referee.match.connection import BotConnection
 from referee.match.faults import Explain
 from referee.match.outcome import MatchOutcome
+from referee.match.pacing import IdleSeats
 from referee.match.table import Table
 from referee.record.log import LogWriter, parse_log
 from referee.record.records import (
@@ -228,6 +229,8 @@ class FakeBot:
         self.events: list[PublicEvent] = []
         #: Each ``act`` with the number of events received up to and including it.
         self.acts: list[tuple[Act, int]] = []
+        #: When each message arrived (trio's clock): what a bot can time.
+        self.arrivals: list[tuple[RefereeMessage, float]] = []
         #: Each ``hand_end`` with the number of events received up to and including it.
         self.hand_ends: list[tuple[HandEnd, int]] = []
         self.rejections: list[Rejected] = []
@@ -271,6 +274,7 @@ class FakeBot:
 
     async def _handle(self, message: RefereeMessage) -> None:
         self.messages.append(message)
+        self.arrivals.append((message, trio.current_time()))
         if isinstance(message, Hello):
             self.hello = message
             await self._perform(self.hello_policy(message))
@@ -363,6 +367,7 @@ async def play_match(
     bots: Mapping[Seat, FakeBot] | Sequence[FakeBot],
     match_settings: MatchSettings,
     explain: Explain | None = None,
+    idle: IdleSeats | None = None,
 ) -> MatchRun:
     """Play a whole match between four fake bots; the log goes to memory and is parsed back.
 
@@ -373,7 +378,9 @@ async def play_match(
         seat: bot.connection(seat, match_settings.max_line_bytes) for seat, bot in seated.items()
     }
     commands = {seat: f"fake {seat}" for seat in SEATS}
-    table = Table(match_settings, connections, LogWriter(buffer), commands, explain=explain)
+    table = Table(
+        match_settings, connections, LogWriter(buffer), commands, explain=explain, idle=idle
+    )
     async with trio.open_nursery() as nursery:
         for bot in seated.values():
             nursery.start_soon(bot.run)
