@@ -60,8 +60,11 @@ LAYERS: Final[dict[Layer, LayerFacts]] = {
         fix="its scratch directory (TMPDIR) is a tmpfs of --scratch-limit MiB: raise it",
     ),
     Layer.UID: LayerFacts(
-        "a uid per seat: file permissions, signals and /proc of other processes, process count",
+        "a uid per seat: file permissions, signals and /proc of other processes, process"
+        " count, and the kernel's per-user counters (pipe buffers), which seats of one uid"
+        " share: a channel between them",
         needs="root",
+        required=True,
         fix="the bot runs as a user of its own: make its files readable by other users (its"
         " own folder, not your home), or run it with a runtime every user can read",
     ),
@@ -166,7 +169,10 @@ def available() -> dict[Layer, str | None]:
     status[Layer.NAMESPACES] = unshared
     if not is_root():
         status[Layer.CGROUP] = f"making control groups needs {LAYERS[Layer.CGROUP].needs}"
-        status[Layer.UID] = f"switching to a uid per seat needs {LAYERS[Layer.UID].needs}"
+        status[Layer.UID] = (
+            f"switching to a uid per seat needs {LAYERS[Layer.UID].needs}: the seats share"
+            f" your kernel uid, whose per-user counters (pipe buffers) carry bits between them"
+        )
         status[Layer.NO_CAPS] = "not root: the bots hold no capability anyway"
         if unshared is not None:
             status[Layer.TMPFS] = (

@@ -113,8 +113,9 @@ def plan(
                     layers.remove(Layer.UID)
                     folder, target = blocked
                     off[f"{Layer.UID} {seat}"] = (
-                        f"other users cannot use {target} ({folder} is closed to them): run the"
-                        " bot with a runtime every user can read, e.g. /usr/bin/python3"
+                        f"other users cannot use {target} ({folder} is closed to them), so it"
+                        " shares root's kernel uid and its per-user counters: run the bot"
+                        " with a runtime every user can read, e.g. /usr/bin/python3"
                     )
             if Layer.NO_CAPS in layers and Layer.UID in layers:
                 layers.remove(Layer.NO_CAPS)  # another uid holds no capability in the first place
@@ -156,10 +157,15 @@ def _refuse_exposed(seat: Seat, readable: list[Path], secrets: list[Path]) -> No
 
 
 def _check_strict(sandbox: SandboxPlan) -> None:
+    """Every required layer for every seat — a uid of its own among them: two seats of one
+    kernel uid share its counters (pipe buffers), so ``strict`` needs root."""
     report = sandbox.report
     for layer in REQUIRED:
         if layer in report.off:
-            raise SandboxRefused(f"--sandbox strict: {layer} is not available: {report.off[layer]}")
+            fix = " (run the referee as root, or use --sandbox auto)" if layer == Layer.UID else ""
+            raise SandboxRefused(
+                f"--sandbox strict: {layer} is not available: {report.off[layer]}{fix}"
+            )
     for seat, layers in report.seats.items():
         if os.geteuid() == 0 and Layer.UID not in layers:
             why = report.off.get(f"{Layer.UID} {seat}") or report.off.get(Layer.UID, "")

@@ -45,8 +45,8 @@ WITHOUT_NAMESPACES = (
     ("attack", "mode"),
     [
         *((name, mode) for name in ("read-log", "signal-referee", "referee-fd", "list-scratch")
-          for mode in ("off", "strict")),
-        ("setsid", "strict"),  # with the sandbox off it escapes: tested as root
+          for mode in ("off", "auto")),
+        ("setsid", "auto"),  # with the sandbox off it escapes: tested as root
     ],
 )  # fmt: skip
 def test_attack_on_an_unprivilegedreferee_as_nobody(workdir: Path, attack: str, mode: str) -> None:
@@ -73,12 +73,25 @@ def test_attack_on_an_unprivilegedreferee_as_nobody(workdir: Path, attack: str, 
     assert outcome["end"] == "max_hands"
 
 
-def test_strict_needs_no_root(workdir: Path) -> None:
+def test_strict_needs_root(workdir: Path) -> None:
+    # without root every seat shares the referee's kernel uid, and its per-user counters
     run = referee_as_nobody(workdir, "sandbox", "--json")
-    assert run.returncode == 0, run.stdout + run.stderr
-    rows = {row["layer"]: row for row in json.loads(run.stdout)["layers"]}
+    assert run.returncode == 1, run.stdout + run.stderr
+    answer = json.loads(run.stdout)
+    rows = {row["layer"]: row for row in answer["layers"]}
+    assert answer["strict_ready"] is False
+    assert rows["uid"]["works"] is False and "pipe buffers" in rows["uid"]["detail"]
     assert rows["cgroup"]["works"] is False and "root" in rows["cgroup"]["detail"]
     assert rows["landlock"]["works"] and rows["seccomp"]["works"]
+    log = workdir / "logs" / "match.jsonl"
+    refused = referee_as_nobody(
+        workdir, "match", "--log", str(log), "--sandbox", "strict", "--max-hands", "1"
+    )
+    assert refused.returncode == 2, refused.stderr
+    assert refused.stderr.count("\n") == 1, refused.stderr
+    assert "--sandbox strict: uid is not available" in refused.stderr
+    assert "run the referee as root, or use --sandbox auto" in refused.stderr
+    assert not log.exists()
     assert os.getuid() == 0 and sys.executable  # the test itself stays root
 
 
@@ -102,7 +115,7 @@ def _stderr(workdir: Path, seat: str) -> str:
     return path.read_text() if path.exists() else ""
 
 
-@pytest.mark.parametrize("mode", ["off", "strict"])
+@pytest.mark.parametrize("mode", ["off", "auto"])
 def test_partners_cannot_talk_through_nice_values_without_root(workdir: Path, mode: str) -> None:
     channel = [SYSTEM_PYTHON, str(BOTS / "sched_channel_bot.py"), "--role"]
     outcome = _match(
