@@ -35,11 +35,14 @@ import typer
 
 from referee.cli.options import fail, seconds
 from referee.settings import (
+    FINAL_LIMITS,
+    FINAL_SANDBOX,
     LIMIT_OPTION_NAMES,
     MatchLimits,
     SandboxSettings,
     bounds,
     field_types,
+    limit_option,
 )
 
 if TYPE_CHECKING:
@@ -241,6 +244,46 @@ def sandbox_options(*, default: str | None = None, when: str = "") -> OptionGrou
         info.help = f"{when} {info.help}".strip()
         options.append(option)
     return OptionGroup(tuple(options), _given(fields), fields)
+
+
+# A final: one flag for what closes the channels one machine can close.
+
+FinalOption = Annotated[
+    bool,
+    typer.Option(
+        "--final",
+        help="Play as a final on one machine: --pace --freeze-idle --time-bank 0 --sandbox"
+        " strict --sandbox-private-root (and --fresh-bots where bots could be kept), which"
+        " close every channel between partners that one machine can close. Needs root.",
+        rich_help_panel=SANDBOX_PANEL,
+    ),
+]
+
+
+def _sandbox_option(field: str) -> str:
+    return "--sandbox" if field == "mode" else f"--sandbox-{field.replace('_', '-')}"
+
+
+def final_configuration(
+    limits: Given, sandbox: Given, *, fresh: bool = False
+) -> tuple[Given, Given]:
+    """``--final``'s limits and sandbox over those given; exit 2 when an option given says
+    otherwise (an option left at its default says nothing). Says the expansion on stderr (the
+    log header records it: the limits and each seat's layers)."""
+    words = []
+    for given, final, option, defaults in (
+        (limits, FINAL_LIMITS, limit_option, MatchLimits()),
+        (sandbox, FINAL_SANDBOX, _sandbox_option, SandboxSettings()),
+    ):
+        for field, value in final.items():
+            shown = f"{value:g}" if isinstance(value, float) else str(value)
+            word = option(field) if value is True else f"{option(field)} {shown}"
+            chosen = given.get(field, value)
+            if chosen not in (value, getattr(defaults, field)):
+                raise fail(f"--final sets {word}: leave {option(field)} out")
+            words.append(word)
+    typer.echo(f"final: {' '.join(words)}{' --fresh-bots' if fresh else ''}", err=True)
+    return {**limits, **FINAL_LIMITS}, {**sandbox, **FINAL_SANDBOX}
 
 
 # How matches are run, and what is printed.

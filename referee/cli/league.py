@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import secrets
 from collections.abc import Iterator
@@ -15,9 +16,11 @@ from referee.cli.app import app
 from referee.cli.exits import FAILED, OK, by_signal
 from referee.cli.groups import (
     RUNNING,
+    FinalOption,
     Given,
     Running,
     Typer,
+    final_configuration,
     limit_options,
     sandbox_options,
 )
@@ -81,6 +84,14 @@ def init_command(
     ] = None,
     *,
     limits: Annotated[Given, limit_options()],
+    final: Annotated[
+        bool,
+        typer.Option(
+            "--final",
+            help="A league of finals: its matches paced, idle seats frozen, no time bank"
+            " (--pace --freeze-idle --time-bank 0); 'league run --final' adds the sandbox.",
+        ),
+    ] = False,
 ) -> None:
     """Create a league database: its seed, where its logs go, and the match limits every
     match of it is played under."""
@@ -95,6 +106,8 @@ def init_command(
     where = folder if folder.is_absolute() else db.parent / folder
     if where.exists() and not where.is_dir():
         raise fail(f"--logs {where}: a file, not a folder; name a folder for the logs")
+    if final:
+        limits, _ = final_configuration(limits, {})
     league_seed = seed if seed is not None else secrets.randbits(63)
     try:
         encoded = msgspec.json.encode(MatchLimits(**limits)).decode()
@@ -206,6 +219,7 @@ def run_command(
     *,
     running: Annotated[Running, RUNNING],
     sandbox: Annotated[Given, sandbox_options()],
+    final: FinalOption = False,
     abandon: Annotated[
         bool,
         typer.Option(
@@ -237,6 +251,9 @@ def run_command(
                 raise fail(str(exc)) from None
         err.print(markup(f"run {run} ended: {done} matches recorded, {missing} not played"))
         raise typer.Exit(OK)
+    if final:
+        _, sandbox = final_configuration({}, sandbox, fresh=True)
+        running = dataclasses.replace(running, fresh_bots=True)
     request = Request(
         matches=matches,
         until_stable=until_stable,
@@ -246,6 +263,8 @@ def run_command(
         warm=not running.fresh_bots,
     )
     with _open(db, write=True, runner=True) as league:
+        if final:
+            _check_final_limits(league)
         try:
             with LongWork("matches", matches or 0, err) as work:
                 played = run_league(
@@ -267,6 +286,18 @@ def run_command(
         err.print(markup(f"run 'referee league run {db}' to play what was not played"))
         raise typer.Exit(FAILED)
     raise typer.Exit(OK)
+
+
+def _check_final_limits(league: League) -> None:
+    """``league run --final`` plays only a league made for finals (its limits are its own)."""
+    from referee.league.runner import limits_of
+
+    limits = limits_of(league)
+    if not (limits.pace and limits.freeze_idle and limits.time_bank == 0):
+        raise fail(
+            "--final: this league's matches are not paced and frozen (its limits were set at"
+            " 'league init'): make a league with 'referee league init DB --final'"
+        )
 
 
 @league_app.command("standings")

@@ -20,7 +20,15 @@ if TYPE_CHECKING:
 
 from referee.cli.app import app
 from referee.cli.foreground import in_foreground
-from referee.cli.groups import Given, Output, limit_options, output_options, sandbox_options
+from referee.cli.groups import (
+    FinalOption,
+    Given,
+    Output,
+    final_configuration,
+    limit_options,
+    output_options,
+    sandbox_options,
+)
 from referee.cli.options import (
     SeedOption,
     bundled_bot,
@@ -47,6 +55,7 @@ def match_command(
     seed: SeedOption = None,
     limits: Annotated[Given, limit_options()],
     sandbox: Annotated[Given, sandbox_options()],
+    final: FinalOption = False,
     output: Annotated[Output, output_options("the outcome", log=True, debug=True)],
 ) -> None:
     """Play one match between four bot programs and write its replay log.
@@ -65,6 +74,8 @@ def match_command(
     except ValueError as exc:
         raise fail(str(exc)) from None
     check_commands(commands)
+    if final:
+        limits, sandbox = final_configuration(limits, sandbox)
     match_seed = random_seed() if seed is None else seed
     assert 0 <= match_seed <= MAX_SEED
     settings = MatchSettings(seed=match_seed, **limits)

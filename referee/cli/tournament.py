@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Final, cast
@@ -12,9 +13,11 @@ from referee.cli.app import app
 from referee.cli.exits import FAILED, OK, by_signal
 from referee.cli.groups import (
     RUNNING,
+    FinalOption,
     Given,
     Output,
     Running,
+    final_configuration,
     limit_options,
     output_options,
     sandbox_options,
@@ -89,6 +92,7 @@ def tournament_command(
     running: Annotated[Running, RUNNING],
     limits: Annotated[Given, limit_options(default=FROM_FILE)],
     sandbox: Annotated[Given, sandbox_options(default=FROM_FILE)],
+    final: FinalOption = False,
     report: Annotated[
         bool,
         typer.Option(
@@ -108,6 +112,9 @@ def tournament_command(
     from referee.tournament.driver import run
     from referee.tournament.terminal_output import JsonOutput, TerminalOutput
 
+    if final:
+        limits, sandbox = final_configuration(limits, sandbox, fresh=True)
+        running = dataclasses.replace(running, fresh_bots=True)
     shown = JsonOutput() if output.json else TerminalOutput()
     try:
         given = TournamentOptions(
