@@ -31,6 +31,11 @@ def test_each_limit_option_has_the_fields_default_and_bounds(command: str) -> No
     assert len(offered) == len(field_types(MatchLimits))
     runner = CliRunner()
     for name, param in offered.items():
+        if param.is_flag:  # a flag: given (True) or not (None: a file's value stands)
+            (field, value), *_ = limit_options().make({name: True}).items()
+            assert value is True and getattr(MatchLimits(), field) is None, name
+            assert limit_options().make({name: None}) == {}, name
+            continue
         field = limit_options().make({name: param.default}).popitem()[0]
         assert param.default == getattr(MatchLimits(), field), name
         flag = "--" + name.replace("_", "-")
