@@ -72,7 +72,9 @@ def test_each_limit_means_the_same_on_every_command() -> None:
             ))  # fmt: skip
             assert description and param.help.startswith(description), (path, field)
             default = getattr(MatchLimits(), field)
-            if param.default is None:  # a file or the logged match may set it: the help says
+            if param.is_flag:  # given or not: a file's or the logged match's value stands
+                assert param.default is None and default is None, (path, field)
+            elif param.default is None:  # a file or the logged match may set it: the help says
                 assert " Default: " in param.help, (path, field)
             else:
                 assert param.default == default, (path, field)
