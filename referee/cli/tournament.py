@@ -146,6 +146,7 @@ def _running_and_sandbox(running: Running, limits: Given, sandbox: Given) -> dic
         "sandbox": sandbox.get("mode"),
         "sandbox_allow": sandbox.get("allow", []),
         "sandbox_env": sandbox.get("env", []),
+        "sandbox_private_root": sandbox.get("private_root"),
     }
 
 

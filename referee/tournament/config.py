@@ -53,6 +53,7 @@ class TournamentOptions(msgspec.Struct, kw_only=True, forbid_unknown_fields=True
     sandbox: SandboxMode | None = None
     sandbox_allow: list[str] = msgspec.field(default_factory=list)
     sandbox_env: list[str] = msgspec.field(default_factory=list)
+    sandbox_private_root: bool | None = None
     fresh_bots: bool = False
     report: bool = False
 
@@ -181,6 +182,7 @@ def _sandbox(given: TournamentOptions, config: TournamentOptions) -> SandboxSett
         mode=_first(given.sandbox, config.sandbox, "auto"),
         allow=tuple(str(Path(path).resolve()) for path in allow),
         env=(*config.sandbox_env, *given.sandbox_env),
+        private_root=_first(given.sandbox_private_root, config.sandbox_private_root),
     )
 
 
