@@ -23,17 +23,13 @@ run, trials interleaved:
 - ``forget``: the same, and the lookup caches dropped before each match
   (``resident.forget_lookups``).
 
-The figure is the mutual information between the hand's bits and the received bits, over
-all trials, times 28: bits per match, 0 for a receiver that learns nothing (a constant or
-random guess), up to 22.7 for one that decodes every hand (the entropy of 28 bits of which
-seven are set; the hand itself holds 20.3). Chance is measured too: the same estimate for the
-received words against hands drawn at random, whose 95th percentile over many draws is what
-a receiver that learns nothing can reach with this many trials.
+The figure is bits per match as ``channel_score`` measures them (the mutual information of
+the hand's bits and the received bits, times 28; 22.7 is every hand exact), beside chance:
+what a receiver that learns nothing reaches with as many trials.
 """
 
 from __future__ import annotations
 
-import math
 import os
 import random
 import shlex
@@ -49,6 +45,8 @@ from typing import Final
 import msgspec
 import trio
 
+from referee.bench import channel_score
+from referee.bench.channel_score import Trial
 from referee.bundled import BOTS
 from referee.match.runner import run_match, stderr_path
 from referee.record.log import read_log
@@ -70,18 +68,6 @@ WHOLE_SYSTEM: Final = tuple(
 VARIANTS: Final = ("off", "before", "narrow", "resident", "forget")
 MEDIA: Final = ("pages", "names")
 SCENARIOS: Final = ("partners", "legs")
-#: Bits of a hand: one per tile.
-HAND_BITS: Final = len(TILES)
-HAND_TILES: Final = 7
-CHANCE_DRAWS: Final = 400
-
-
-@dataclass
-class Trial:
-    sent: list[int]
-    #: None when the receiver reported nothing (it failed, or found no slots).
-    received: list[int] | None
-    note: str = ""
 
 
 @dataclass
@@ -94,16 +80,11 @@ class Result:
     @property
     def bits(self) -> float:
         """Bits per match the channel carried."""
-        return HAND_BITS * information(self._pairs(self.trials))
+        return channel_score.bits(self.trials)
 
     def chance(self, rng: random.Random) -> float:
         """What a receiver that learns nothing reaches, with as many trials (95th pct)."""
-        words = [trial.received for trial in self.trials]
-        draws = []
-        for _ in range(CHANCE_DRAWS):
-            fake = [Trial(random_hand(rng), word) for word in words]
-            draws.append(HAND_BITS * information(self._pairs(fake)))
-        return sorted(draws)[int(0.95 * len(draws))]
+        return channel_score.chance(self.trials, rng)
 
     @property
     def exact(self) -> int:
@@ -111,38 +92,7 @@ class Result:
 
     @property
     def wrong_bits(self) -> list[int]:
-        return [
-            sum(a != b for a, b in zip(t.sent, t.received or [2] * HAND_BITS, strict=True))
-            for t in self.trials
-        ]
-
-    @staticmethod
-    def _pairs(trials: list[Trial]) -> list[tuple[int, int]]:
-        pairs = []
-        for trial in trials:
-            received = trial.received if trial.received is not None else [0] * HAND_BITS
-            pairs += list(zip(trial.sent, received, strict=True))
-        return pairs
-
-
-def information(pairs: Sequence[tuple[int, int]]) -> float:
-    """Mutual information in bits between the two sides of ``pairs`` (plug-in estimate)."""
-    total = len(pairs)
-    joint = {(x, y): 0 for x in (0, 1) for y in (0, 1)}
-    for pair in pairs:
-        joint[pair] += 1
-    result = 0.0
-    for (x, y), count in joint.items():
-        if count:
-            px = (joint[(x, 0)] + joint[(x, 1)]) / total
-            py = (joint[(0, y)] + joint[(1, y)]) / total
-            result += count / total * math.log2(count / total / (px * py))
-    return result
-
-
-def random_hand(rng: random.Random) -> list[int]:
-    held = set(rng.sample(range(HAND_BITS), HAND_TILES))
-    return [1 if bit in held else 0 for bit in range(HAND_BITS)]
+        return [trial.wrong for trial in self.trials]
 
 
 def python() -> str:

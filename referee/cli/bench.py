@@ -232,3 +232,91 @@ def bench_league(
     from referee.bench import league
 
     _echo(league.lines(seeds))
+
+
+class Channel(StrEnum):
+    """``referee.bench.channels.ROW_KEYS``."""
+
+    timing = "timing"
+    names = "names"
+    names_legs = "names-legs"
+    cpu = "cpu"
+    pipe_buffers = "pipe-buffers"
+    cpu_cache = "cpu-cache"
+    pipe_inode = "pipe-inode"
+
+
+class ChannelVariant(StrEnum):
+    """``referee.bench.channels.VARIANTS``."""
+
+    before = "before"
+    closed = "closed"
+    final = "final"
+    control = "control"
+
+
+@bench_app.command("channels")
+def bench_channels(
+    channel: Annotated[
+        list[Channel] | None,
+        typer.Option(
+            metavar="CHANNEL",
+            help="Measure only this channel (again for more). All by default.",
+            show_default=False,
+        ),
+    ] = None,
+    variant: Annotated[
+        list[ChannelVariant] | None,
+        typer.Option(
+            metavar="VARIANT",
+            help="Measure only this variant (again for more): before (the default sandbox),"
+            " closed (the row's closing layer), final (--final, every channel at once),"
+            " control (--final, a silent sender). All by default.",
+            show_default=False,
+        ),
+    ] = None,
+    hands: Annotated[int, typer.Option(min=1, help="Hands per channel and variant.")] = 20,
+    move_timeout: Annotated[
+        float, typer.Option(min=0.05, max=5, metavar="S", help="Seconds per decision.")
+    ] = 0.2,
+    as_nobody: Annotated[
+        bool,
+        typer.Option("--as-nobody", help="Run the referee as nobody (without root)."),
+    ] = False,
+    json_output: Annotated[bool, typer.Option("--json", help="The numbers as JSON.")] = False,
+    progress: Annotated[
+        bool, typer.Option("--progress", help="A line per hand on stderr as it ends.")
+    ] = False,
+) -> None:
+    """Bits of a hand per hand that each covert channel between partners carries (the
+    referee's timing, failed lookups live and leg to leg, CPU contention, per-user pipe
+    buffers, the CPU's caches, the pipe inode counter): by default, with its closing layer,
+    under --final and a silent control. The last line compares the worst row one machine
+    can close, under --final, with the limit."""
+    if as_nobody:
+        from referee.bench import nobody
+
+        why = nobody.why_not()
+        if why is not None:
+            raise fail(f"--as-nobody: {why}")
+        words = ["bench", "channels", "--hands", str(hands), "--move-timeout", str(move_timeout)]
+        words += [f"--channel={c.value}" for c in channel or []]
+        words += [f"--variant={v.value}" for v in variant or []]
+        words += ["--json"] * json_output + ["--progress"] * progress
+        raise typer.Exit(nobody.run(*words))
+    import json
+
+    from referee.bench import channel_report, channels
+    from referee.terminal.tables import people_console, print_table
+
+    keys = [c.value for c in channel] if channel else list(channels.ROW_KEYS)
+    rows = tuple(row for row in channels.ROWS if row.key in keys)
+    variants = tuple(v.value for v in variant) if variant else channels.VARIANTS
+    show = channels.show_trial if progress else None
+    cells = channels.run(hands, rows, variants, move_timeout, show)
+    if json_output:
+        typer.echo(json.dumps(channel_report.as_json(cells), indent=2))
+        return
+    print_table(people_console(), channel_report.table(cells))
+    _echo(channel_report.notes(cells))
+    typer.echo(channel_report.figure(cells))
