@@ -163,8 +163,8 @@ class Contention:
     """CPU contention: the sender's children (one per CPU) spin or sleep by frames of the
     shared clock, two frames a bit (spinning in the first for a 1, in the second for a 0:
     the receiver compares the two, whatever else loads the machine), cycling through the
-    preamble and the hand; the receiver counts loop turns per frame, in a thread, from the
-    sender's first decision to the end of the hand."""
+    preamble and the hand; the receiver counts loop turns per frame, in
+    a thread, from its first decision to the end of the hand."""
 
     def __init__(self, frame: float) -> None:
         self.frame = round(frame * 1e9)
@@ -228,6 +228,8 @@ class Contention:
             else "0"
             for bit in range(BITS)
         ]
+        if UNKNOWN in decoded[: len(PREAMBLE)]:
+            return UNKNOWN * HAND
         errors = sum(a != str(b) for a, b in zip(decoded, PREAMBLE, strict=False))
         self.note += f" preamble_errors={errors}"
         return UNKNOWN * HAND if errors > 1 else "".join(decoded[len(PREAMBLE) :])
