@@ -7,10 +7,16 @@ control group's bounds), the process spawned with the layers entered between ``f
 ``exec``, the program run to its exit, the jail undone. A bare start is the ``--sandbox off``
 path (no ``preexec_fn``, so Python can use ``vfork``). Rounds alternate between the variants,
 so a noisy machine slows them all alike; each figure is the median round over four bots.
+
+A root of its own per seat (``--sandbox-private-root``) is not among the defaults: it is
+measured apart, over all the default layers — a bot's first start (the skeleton built and
+every file bound, then unmounted at its end), and a kept bot's next match (its scratch
+emptied), which is what a warm pool pays for each match after the first.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import statistics
@@ -19,11 +25,13 @@ import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 import msgspec
 
 from referee.record.sandbox import Layer
 from referee.rules.tiles import SEATS
+from referee.sandbox import paths, private_root
 from referee.sandbox.layers import LAYERS
 from referee.sandbox.paths import unreadable_by_others
 from referee.sandbox.policy import SandboxPlan, plan
@@ -32,6 +40,8 @@ from referee.settings import MatchLimits, SandboxSettings
 
 #: The cost limit for all layers together, per bot start.
 LIMIT_MS = 15.0
+#: The private root is measured in one round of every this many (at least three).
+PRIVATE_ROOT_SHARE = 6
 
 
 @dataclass(frozen=True)
@@ -41,6 +51,20 @@ class SandboxBench:
     #: Extra milliseconds per start over the bare start: each layer alone, and "all".
     extra_ms: dict[str, float]
     layers: list[str]
+    #: A root of its own per seat, over "all": a bot's first start, and a kept bot's next
+    #: match (emptying its scratch); None where the machine cannot give one.
+    private_root: PrivateRoot | None = None
+
+
+@dataclass(frozen=True)
+class PrivateRoot:
+    first_start_ms: float
+    next_match_ms: float
+    #: Milliseconds a kept bot's next match takes without it (the control).
+    next_match_without_ms: float
+    #: Files bound one by one, and entries of the skeleton in all.
+    files: int
+    entries: int
 
 
 def _program() -> list[str]:
@@ -91,6 +115,65 @@ def _start(program: list[str], sandbox: SandboxPlan | None) -> float:
     return time.perf_counter() - started
 
 
+#: A bot that waits for its next match: it reads its stdin to the end.
+_WAITING = "import sys; sys.stdin.read()"
+
+
+def _next_match(program: list[str], sandbox: SandboxPlan, rounds: int) -> float:
+    """Milliseconds a kept bot's next match takes to make ready (``SeatJail.next_match``):
+    the median over the four seats' bots, each made ready ``rounds`` times."""
+    waiting = [*program[:-1], _WAITING]
+    jails = MatchJails(sandbox)
+    times: list[float] = []
+    started = []
+    try:
+        for seat in SEATS:
+            jail = jails.jail(seat)
+            assert jail is not None
+            run = subprocess.Popen(waiting, stdin=subprocess.PIPE, start_new_session=True,
+                                   preexec_fn=jail.enter, env=jail.environment())  # fmt: skip
+            jail.started(run.pid)
+            started.append((jail, run))
+        for _ in range(rounds):
+            for jail, run in started:
+                begun = time.perf_counter()
+                why = jail.next_match(run.pid)
+                times.append(time.perf_counter() - begun)
+                if why is not None:
+                    raise RuntimeError(f"a kept bot could not be made ready: {why}")
+    finally:
+        for jail, run in started:
+            with contextlib.suppress(OSError):
+                if run.stdin is not None:
+                    run.stdin.close()
+            jail.kill()
+            run.wait()
+            jails.release(jail)
+        jails.close()
+    return statistics.median(times) * 1000
+
+
+def _private_root(program: list[str], full: SandboxPlan, rounds: int) -> PrivateRoot | None:
+    command = " ".join(program[:1])
+    private = plan(SandboxSettings(private_root=True), full.limits, dict.fromkeys(SEATS, command))
+    if Layer.PRIVATE_ROOT not in private.report.seats["A"]:
+        return None
+    _start(program, private)  # warm up: the listing, remembered per process
+    first, without = [], []
+    for _ in range(rounds):
+        first.append(_start(program, private))
+        without.append(_start(program, full))
+    allowed = [*map(Path, paths.SYSTEM), paths.PACKAGE, *private.readable.get("A", [])]
+    tree = private_root.tree(allowed, private.secrets)
+    return PrivateRoot(
+        first_start_ms=(statistics.median(first) - statistics.median(without)) * 1000 / 4,
+        next_match_ms=_next_match(program, private, rounds),
+        next_match_without_ms=_next_match(program, full, rounds),
+        files=len(tree.files),
+        entries=tree.entries,
+    )
+
+
 def run(rounds: int) -> SandboxBench:
     program = _program()
     command = " ".join(program[:1])
@@ -117,7 +200,9 @@ def run(rounds: int) -> SandboxBench:
     bare = median.pop("bare")
     extra = {name: value - bare for name, value in median.items()}
     extra["machine view"] = median["all"] - median["machine view"]
-    return SandboxBench(program, bare, extra, layers)
+    # A private root's start takes a few hundred milliseconds: fewer rounds say it as well.
+    private = _private_root(program, full, max(3, rounds // PRIVATE_ROOT_SHARE))
+    return SandboxBench(program, bare, extra, layers, private)
 
 
 def lines(rounds: int) -> Iterator[str]:
@@ -127,5 +212,13 @@ def lines(rounds: int) -> Iterator[str]:
     for name, extra in result.extra_ms.items():
         if name != "all":
             yield f"  {name:<15} {extra:+.1f} ms"
+    private = result.private_root
+    if private is not None:
+        yield (
+            f"private root (--sandbox-private-root), over all: {private.first_start_ms:+.1f} ms a"
+            f" bot's first start ({private.files:,} files bound one by one,"
+            f" {private.entries:,} entries); a kept bot's next match {private.next_match_ms:.1f}"
+            f" ms ({private.next_match_without_ms:.1f} ms without)"
+        )
     yield f"limit: +{LIMIT_MS:.0f} ms per bot start"
     yield f"sandbox: {result.extra_ms['all']:+.1f} ms per bot start ({', '.join(result.layers)})"

@@ -33,6 +33,7 @@ class Layer(StrEnum):
     NO_CAPS = "no-caps"
     REAPER = "reaper"
     NAMESPACES = "namespaces"
+    PRIVATE_ROOT = "private-root"
     PAGE_CACHE = "page-cache"
     LANDLOCK = "landlock"
     LANDLOCK_NET = "landlock-net"

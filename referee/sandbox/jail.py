@@ -38,7 +38,8 @@ from referee.errors import (
 )
 from referee.record.sandbox import Layer
 from referee.rules.tiles import Seat
-from referee.sandbox import cgroups, landlock, libc, paths, scratch, seccomp
+from referee.sandbox import cgroups, landlock, libc, paths, private_root, scratch, seccomp
+from referee.sandbox.machine import MOUNTED
 from referee.sandbox.namespaces import OVERHEAD, SeatNamespaces
 from referee.sandbox.policy import SandboxPlan
 from referee.sandbox.reaper import GROUP, MOUNT, Reaper
@@ -95,12 +96,27 @@ def _filter(own_pids_only: bool, shared_uid: bool, answered: bool) -> seccomp.Fi
     return seccomp.Filter(program)
 
 
+def _seat_root(
+    plan: SandboxPlan, readable: list[Path], scratch: Path, tmpdir: Path
+) -> private_root.SeatRoot:
+    """The seat's own root: what it may read (the referee's secrets left out), its devices,
+    its scratch tmpfs at ``tmpdir``, mounted on ``scratch`` until the pivot."""
+    tree = private_root.tree(readable, plan.secrets)
+    shown = [target for _, target in MOUNTED if not target.startswith("/proc/")]
+    return private_root.SeatRoot(tree, str(scratch), str(tmpdir), shown, paths.DEVICES)
+
+
 def _seat_namespaces(
-    plan: SandboxPlan, seat: Seat, scratch: Path, tmpdir: Path, nproc: int | None
+    plan: SandboxPlan,
+    seat: Seat,
+    scratch: Path,
+    tmpdir: Path,
+    nproc: int | None,
+    root: private_root.SeatRoot | None,
 ) -> SeatNamespaces:
     """The seat's namespaces, its scratch tmpfs mounted in them; the referee's secrets are
     hidden from the seat, unless its own program lies there (its uid keeps it out of the
-    files then)."""
+    files then), or absent from its own root."""
     mine = plan.readable.get(seat, [])
     hidden = [
         secret for secret in plan.secrets if not any(paths.contains(secret, path) for path in mine)
@@ -114,7 +130,20 @@ def _seat_namespaces(
         hidden,
         view=plan.view,
         sysinfo=SysinfoAnswers(plan.limits.memory_mb) if answered else None,
+        root=root,
     )
+
+
+def _rules_in_root(ruleset: landlock.Ruleset, directories: list[str], scratch: Path) -> None:
+    """In the child, once in its own root, where the skeleton's directories stand for the
+    machine's (a rule holds for the directory it was made on): every directory it may read,
+    read-only, its scratch directory whole, and listing directories (the names of what it
+    may read, its own /proc). Its files, devices and view are the machine's, bound in: their
+    rules hold already. Nothing more may be written or run than before."""
+    ruleset.allow("/", landlock.READ_DIR)
+    for path in directories:
+        ruleset.allow(path, landlock.READ_ONLY)
+    ruleset.allow_all(scratch)
 
 
 class SeatJail:
@@ -160,9 +189,18 @@ class SeatJail:
         self.cgroup: cgroups.SeatCgroup | None = None
         self.ruleset: landlock.Ruleset | None = None
         self.namespaces: SeatNamespaces | None = None
+        #: The directories among ``readable``, whose Landlock rules the seat's own root needs
+        #: again: a rule holds for the directory it was made on, and the root's are others.
+        self.root_directories: list[str] = []
         try:
+            root = None
+            if Layer.NAMESPACES in self.layers and Layer.PRIVATE_ROOT in self.layers:
+                root = _seat_root(plan, self.readable, scratch, self.tmpdir)
+                self.root_directories = list(root.tree.allowed_directories)
             if Layer.NAMESPACES in self.layers:  # the scratch tmpfs is mounted in them
-                self.namespaces = _seat_namespaces(plan, seat, scratch, self.tmpdir, self.nproc)
+                self.namespaces = _seat_namespaces(
+                    plan, seat, scratch, self.tmpdir, self.nproc, root
+                )
             elif Layer.TMPFS in self.layers:
                 self.mounted = True  # first: an interrupt just after the mount must undo it
                 Reaper.get().watch(MOUNT, scratch)
@@ -231,6 +269,9 @@ class SeatJail:
             step = "no_new_privs"
             libc.no_new_privs()
             if self.ruleset is not None:
+                if self.namespaces is not None and self.namespaces.root is not None:
+                    step = "Landlock's rules in the seat's root"
+                    _rules_in_root(self.ruleset, self.root_directories, self.scratch)
                 step = "entering Landlock"
                 self.ruleset.restrict_self()
             if self.filter is not None:

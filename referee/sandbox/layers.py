@@ -84,6 +84,14 @@ LAYERS: Final[dict[Layer, LayerFacts]] = {
         needs="root, or user namespaces open to every user",
         fix="the bot has no network and sees only its own processes: it must do without them",
     ),
+    Layer.PRIVATE_ROOT: LayerFacts(
+        "a root of its own per seat (--sandbox-private-root): a tmpfs with each file it may read"
+        " bound in, so that its failed name lookups are cached in its own directories, where"
+        " no other seat can time them",
+        needs="the namespaces layer (and pivot_root into a tmpfs)",
+        part_of=Layer.NAMESPACES,
+        fix="it sees only the files it may read: allow what it needs with --sandbox-allow PATH",
+    ),
     Layer.PAGE_CACHE: LayerFacts(
         "every page a bot may read is read, and as root locked in memory, before its"
         " first match: no read makes a page hotter, no seat can evict one (a timing channel)",
@@ -163,10 +171,12 @@ def available() -> dict[Layer, str | None]:
         status[Layer.SECCOMP] = exc.strerror
     from referee.sandbox import namespaces
 
-    unshared = namespaces.probe()
+    unshared, pivot = namespaces.probe()
     if unshared is not None:
+        pivot = f"it needs the {Layer.NAMESPACES} layer, which is off here ({unshared})"
         unshared += "; seccomp limits calls taking a pid to the bot itself instead"
     status[Layer.NAMESPACES] = unshared
+    status[Layer.PRIVATE_ROOT] = pivot
     if not is_root():
         status[Layer.CGROUP] = f"making control groups needs {LAYERS[Layer.CGROUP].needs}"
         status[Layer.UID] = (

@@ -47,8 +47,10 @@ from pathlib import Path
 from typing import Final
 
 from referee.sandbox import libc as mounts
+from referee.sandbox import private_root
 from referee.sandbox.libc import check, libc
 from referee.sandbox.machine import MOUNTED
+from referee.sandbox.private_root import SeatRoot
 from referee.sandbox.sysinfo import SysinfoAnswers
 
 CLONE_NEWNS: Final = 0x00020000
@@ -172,6 +174,7 @@ class SeatNamespaces:
         hidden: Sequence[Path] = (),
         view: Path | None = None,
         sysinfo: SysinfoAnswers | None = None,
+        root: SeatRoot | None = None,
     ) -> None:
         #: The referee's files no seat may even ``stat``: each directory gets an empty
         #: read-only tmpfs over it, each file an empty one that the seat may not open.
@@ -186,6 +189,8 @@ class SeatNamespaces:
             if view is not None and (view / source).exists()
         ]
         self.sysinfo = sysinfo
+        #: The seat's own root (``private_root``), or None: it sees the machine's.
+        self.root = root
 
         self.scratch = str(scratch)
         self.scratch_mb = scratch_mb
@@ -207,15 +212,20 @@ class SeatNamespaces:
             check(libc.prctl(_PR_SET_DUMPABLE, 1, 0, 0, 0), "dumpable")
         inside_uid, inside_gid = _unshare(uid, gid)
         self.owner = (inside_uid, inside_gid)
-        _read_only_everywhere(self._read_only)
-        for path, is_directory in self.hidden:
-            if is_directory:
-                hidden = libc.mount(b"none", path, b"tmpfs", _MS_RDONLY, b"size=4k")
-            else:
-                hidden = libc.mount(self.blank, path, None, _MS_BIND, None)
-            if hidden != 0 and ctypes.get_errno() not in (errno.EACCES, errno.ENOENT):
-                check(hidden, "hide")  # else the seat cannot even reach it: hidden already
-        self._mount()
+        root = self.root
+        if root is not None:  # the old root goes at the pivot: nothing to hide in it
+            root.build(inside_uid, inside_gid)
+            self._mount(root.inside(self.scratch.encode()))
+        else:
+            _read_only_everywhere(self._read_only)
+            for path, is_directory in self.hidden:
+                if is_directory:
+                    hidden = libc.mount(b"none", path, b"tmpfs", _MS_RDONLY, b"size=4k")
+                else:
+                    hidden = libc.mount(self.blank, path, None, _MS_BIND, None)
+                if hidden != 0 and ctypes.get_errno() not in (errno.EACCES, errno.ENOENT):
+                    check(hidden, "hide")  # else the seat cannot even reach it: hidden already
+            self._mount()
         if self.nproc is not None:
             resource.setrlimit(resource.RLIMIT_NPROC, (self.nproc, self.nproc))
         resource.setrlimit(resource.RLIMIT_SIGPENDING, (SIGNALS_PENDING, SIGNALS_PENDING))
@@ -242,19 +252,25 @@ class SeatNamespaces:
             _keep_only(self._ask_read, self._answer_write, lifeline, status_write, *sysinfo)
             self._init(bot, lifeline, status_write)
         # The bot's process, in the seat's PID namespace: its own /proc, or none at all (its
-        # own ends of the pipes close at exec).
+        # own ends of the pipes close at exec). In a root of its own, they are mounted there
+        # before the pivot: a new /proc needs the machine's still in sight.
+        at = (lambda path: path) if root is None else root.inside
         proc = _MS_RDONLY | _MS_NOSUID | _MS_NODEV | _MS_NOEXEC
-        if libc.mount(b"proc", b"/proc", b"proc", proc, None) != 0:
-            check(libc.mount(b"none", b"/proc", b"tmpfs", proc, b"size=4k"), "hide /proc")
+        if libc.mount(b"proc", at(b"/proc"), b"proc", proc, None) != 0:
+            check(libc.mount(b"none", at(b"/proc"), b"tmpfs", proc, b"size=4k"), "hide /proc")
         for source, target in self.view:  # the seat's size, over the machine's (read-only)
-            if libc.mount(source, target, None, _MS_BIND, None) != 0:
+            if libc.mount(source, at(target), None, _MS_BIND, None) != 0:
                 if ctypes.get_errno() == errno.ENOENT:
                     continue  # the machine has no such file: the seat does not need one
                 check(-1, f"show {target.decode()}")
-            check(libc.mount(None, target, None, _MS_REMOUNT | _MS_BIND | proc, None), "view")
+            check(libc.mount(None, at(target), None, _MS_REMOUNT | _MS_BIND | proc, None), "view")
+        if root is not None:
+            root.enter()
 
-    def _mount(self) -> None:
-        mounts.mount_tmpfs(self.scratch, self.scratch_mb, *self.owner)
+    def _mount(self, at: bytes | None = None) -> None:
+        """The scratch tmpfs, on its path (``at``: where that path is before the pivot)."""
+        where = self.scratch if at is None else at.decode()
+        mounts.mount_tmpfs(where, self.scratch_mb, *self.owner)
 
     def _keep(self, init: int, status: int) -> None:
         """The keeper: wait for the init, then end as the bot ended (as the init did, when it
@@ -306,7 +322,8 @@ class SeatNamespaces:
     def _remount(self) -> bool:
         """A fresh tmpfs over the scratch directory. Not while the bot holds the old one open
         (a descriptor, its working directory): detached, it would live on, outside every
-        bound, for as long as the bot — so the bot is retired instead."""
+        bound, for as long as the bot — so the bot is retired instead. In a root of its own
+        the path is the same: the bot's pivot moved the init's root with its own."""
         if libc.umount2(self.scratch.encode(), 0) != 0:
             return False
         try:
@@ -346,9 +363,15 @@ class SeatNamespaces:
             self.sysinfo.close()
 
 
-def probe() -> str | None:
-    """None when a child can make a seat's namespaces here, else why not. As root the child
-    first takes an unused uid, as a seat does: unprivileged user namespaces may be off."""
+#: The trial child's exit status when its namespaces work and a root of its own does not.
+_NO_PIVOT: Final = 3
+
+
+def probe() -> tuple[str | None, str | None]:
+    """(None when a child can make a seat's namespaces here, else why not; None when it can
+    then pivot into a root of its own, ``private_root``, else why not). As root the child
+    first takes an unused uid, as a seat does: unprivileged user namespaces may be off. The
+    child leaves without ``exec``: its root is an empty tmpfs by then."""
     import subprocess
 
     def make() -> None:
@@ -365,14 +388,25 @@ def probe() -> str | None:
         except OSError as exc:
             os.write(2, (exc.strerror or str(exc)).encode())
             os._exit(1)
+        try:
+            os.chdir("/tmp")
+            pivot = private_root.probe()
+        except OSError as exc:
+            pivot = exc.strerror or str(exc)
+        if pivot is not None:
+            os.write(2, pivot.encode())
+            os._exit(_NO_PIVOT)
+        os._exit(0)
 
     try:
         run = subprocess.run(
             ["/bin/true"], preexec_fn=make, capture_output=True, timeout=10, check=False
         )
     except (OSError, subprocess.SubprocessError) as exc:
-        return f"cannot start a trial child: {exc}"
+        return f"cannot start a trial child: {exc}", None
+    said = run.stderr.decode(errors="replace").strip() or f"exit status {run.returncode}"
+    if run.returncode == _NO_PIVOT:
+        return None, f"cannot make a tmpfs the seat's root: {said}"
     if run.returncode != 0:
-        said = run.stderr.decode(errors="replace").strip() or f"exit status {run.returncode}"
-        return f"cannot make user, PID, mount, IPC, network and UTS namespaces: {said}"
-    return None
+        return f"cannot make user, PID, mount, IPC, network and UTS namespaces: {said}", None
+    return None, None

@@ -23,8 +23,8 @@ import msgspec
 from referee.errors import SandboxRefused
 from referee.record.sandbox import Layer, SandboxReport
 from referee.rules.tiles import SEATS, Seat
-from referee.sandbox import machine, paths, resident
-from referee.sandbox.layers import REQUIRED, available, is_root
+from referee.sandbox import machine, paths, private_root, resident
+from referee.sandbox.layers import REQUIRED, available, held_by, is_root
 from referee.settings import MatchLimits, SandboxSettings
 
 #: What a sandboxed bot may read and write, in the words every message and document uses
@@ -54,8 +54,10 @@ class SandboxPlan:
         return self.settings.mode == "off"
 
     def lifted(self, layers: tuple[Layer, ...], why: str | None = None) -> SandboxPlan:
-        """The same plan with ``layers`` lifted for every seat (said off for ``why``, when
-        given: the one line must not claim a layer that is not in force)."""
+        """The same plan with ``layers`` lifted for every seat, and those their mechanisms
+        hold (said off for ``why``, when given: the one line must not claim a layer that is
+        not in force)."""
+        layers = tuple(dict.fromkeys(held for layer in layers for held in held_by(layer)))
         report = self.report
         seats = {
             seat: [layer for layer in kept if layer not in layers]
@@ -95,7 +97,13 @@ def plan(
         off.pop(Layer.NO_CAPS, None)
     elif Layer.NAMESPACES in off:
         off.setdefault(Layer.TMPFS, "mounting a tmpfs needs root or a mount namespace of its own")
-    on = [layer for layer in Layer if layer not in off]
+    if not settings.private_root:  # only when asked: never in a report otherwise
+        off.pop(Layer.PRIVATE_ROOT, None)
+    on = [
+        layer
+        for layer in Layer
+        if layer not in off and (layer != Layer.PRIVATE_ROOT or settings.private_root)
+    ]
     seats: dict[Seat, list[str]] = {}
     readable: dict[Seat, list[Path]] = {}
     for seat in SEATS:
@@ -133,6 +141,13 @@ def plan(
         for seat, kept in seats.items():
             if Layer.NAMESPACES in kept and seat in readable:
                 readable[seat] += machine.shown(view)
+    for seat, kept in seats.items():
+        if Layer.PRIVATE_ROOT in kept:
+            allowed = [*map(Path, paths.SYSTEM), paths.PACKAGE, *readable.get(seat, [])]
+            too_many = private_root.fits(allowed, secrets)
+            if too_many is not None:
+                kept.remove(Layer.PRIVATE_ROOT)
+                off[f"{Layer.PRIVATE_ROOT} {seat}"] = too_many
     report = msgspec.structs.replace(bounds, seats=seats, off=off)
     secret_paths = [p.absolute() for p in secrets]
     sandbox = SandboxPlan(settings, limits, report, readable, secret_paths, view)
@@ -172,4 +187,15 @@ def _check_strict(sandbox: SandboxPlan) -> None:
             raise SandboxRefused(
                 f"--sandbox strict: seat {seat} would stay root (without capabilities, but"
                 f" root still owns the referee's files and processes): {why}"
+            )
+        if sandbox.settings.private_root and Layer.PRIVATE_ROOT not in layers:
+            reason = report.off.get(f"{Layer.PRIVATE_ROOT} {seat}")  # its files: it says
+            if reason is None:  # the machine's: namespaces
+                reason = (
+                    f"{report.off.get(Layer.PRIVATE_ROOT, '')}; run the referee as root or where"
+                    " user namespaces are open to every user"
+                )
+            raise SandboxRefused(
+                f"--sandbox strict: seat {seat} cannot have a root of its own"
+                f" (--sandbox-private-root): {reason}; or leave out --sandbox-private-root"
             )
