@@ -15,11 +15,15 @@ other acts); its clock starts once it runs again.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping
 from typing import Protocol
 
 import trio
 
+from referee.match.seat import SeatState
 from referee.rules.tiles import Seat
+from referee.settings import MatchLimits
 
 
 class IdleSeats(Protocol):
@@ -57,3 +61,50 @@ class Beat:
     async def release(when: float) -> None:
         """Hold what comes next until ``when``."""
         await trio.sleep_until(when)
+
+
+class Turns:
+    """When each seat hears and runs, for the table: the beat (``--pace``) and the stopping
+    of idle seats (``--freeze-idle``), each only when asked."""
+
+    def __init__(
+        self, limits: MatchLimits, seats: Mapping[Seat, SeatState], idle: IdleSeats | None
+    ) -> None:
+        self.beat = Beat(limits.move_timeout) if limits.pace else None
+        self.idle = idle if limits.freeze_idle else None
+        self.seats = seats
+
+    async def open(self, opening: float) -> None:
+        """Before the first decision: under pace, wait for ``opening`` (the start-up deadline:
+        how long the bots took to start is nobody's business); then stop every seat."""
+        if self.beat is not None:
+            self.beat.start(opening)
+            await self.beat.release(opening)
+        if self.idle is not None:
+            for seat, state in self.seats.items():
+                if state.dead is None and state.connection is not None:
+                    self.idle.freeze(seat)
+
+    def begin(self, state: SeatState, deadline: float) -> float:
+        """The seat is to decide: it runs again; its deadline (the beat's, under pace)."""
+        if self.idle is not None and state.dead is None:
+            self.idle.thaw(state.seat)
+        if self.beat is not None and deadline != math.inf:
+            return self.beat.deadline()
+        return deadline
+
+    def answered(self, seat: Seat) -> None:
+        """The seat's decision is over (its answer read, or its fault): it stops."""
+        if self.idle is not None:
+            self.idle.freeze(seat)
+
+    async def release(self, deadline: float) -> None:
+        """Hold the decision's outcome until its deadline, under pace."""
+        if self.beat is not None and deadline != math.inf:
+            await self.beat.release(deadline)
+
+    def close(self) -> None:
+        """Every seat running again: to hear the end, or to be closed."""
+        if self.idle is not None:
+            for seat in self.seats:
+                self.idle.thaw(seat)

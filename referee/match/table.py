@@ -17,7 +17,6 @@ record and the seats' news is ``broadcast.py``; the outcome and its redaction ``
 from __future__ import annotations
 
 import contextlib
-import math
 import time
 from collections.abc import Collection
 from typing import Final
@@ -33,7 +32,7 @@ from referee.match.connection import BotConnection
 from referee.match.exchange import Decision
 from referee.match.faults import Explain, FaultPolicy, explained, gone, people_resign
 from referee.match.outcome import MatchOutcome, MatchOver, forfeit, told_detail
-from referee.match.pacing import Beat, IdleSeats
+from referee.match.pacing import IdleSeats, Turns
 from referee.match.seat import SeatState
 from referee.match.startup import Restart, Startup
 from referee.record.log import LogWriter
@@ -88,10 +87,6 @@ class Table:
         self.max_rejections = settings.max_rejections
         #: A person's seat has no clock (``referee play``); the header names it.
         self.clock = Clock(settings, untimed=people)
-        #: ``--pace``: the grid of deadlines every outcome waits for.
-        self.beat = Beat(settings.move_timeout) if settings.pace else None
-        #: ``--freeze-idle``: what stops a seat while it is not its turn.
-        self.idle = idle if settings.freeze_idle else None
         self.policy = FaultPolicy(settings)
         previous = previous_matches or {}
         failures = start_failures or {}
@@ -105,6 +100,8 @@ class Table:
             )
             for seat in SEATS
         }
+        #: ``--pace`` and ``--freeze-idle``: when each seat hears and runs.
+        self.turns = Turns(settings, self.seats, idle)
         self.broadcast = Broadcast(log, self.seats, settings.seed, settings.max_hands)
         limits = settings.limits()
         self.header = Header(
@@ -142,11 +139,7 @@ class Table:
         try:
             greeted = trio.current_time()
             await self.startup.run()
-            if self.beat is not None:  # how long the bots took to start is nobody's business
-                opening = self.clock.startup_deadline(greeted)
-                self.beat.start(opening)
-                await self.beat.release(opening)
-            self._freeze_all()
+            await self.turns.open(self.clock.startup_deadline(greeted))
             await self._play_hands()
             end: EndReason = "marks"
             assert self.match is not None and self.match.winner is not None
@@ -158,22 +151,10 @@ class Table:
             end, detail, lost_by = over.end, over.detail, over.forfeit
             winner = OPPONENTS_OF[PARTNERSHIP_OF[lost_by.seat]] if lost_by else None
         finally:
-            self._thaw_all()
+            self.turns.close()
         outcome = self.conclude(winner, end, detail, lost_by)
         await self._announce(outcome)
         return outcome
-
-    def _freeze_all(self) -> None:
-        if self.idle is not None:
-            for seat, state in self.seats.items():
-                if state.dead is None and state.connection is not None:
-                    self.idle.freeze(seat)
-
-    def _thaw_all(self) -> None:
-        """Every seat running again: to hear the end, or to be closed."""
-        if self.idle is not None:
-            for seat in self.seats:
-                self.idle.thaw(seat)
 
     def reusable(self, seat: Seat) -> bool:
         """May the seat's process play another match? Only if the match ended by its rules
@@ -215,12 +196,8 @@ class Table:
         bot answered); raises ``MatchOver`` on a forfeit."""
         assert self.match is not None
         self.decisions += 1
-        if self.idle is not None and state.dead is None:
-            self.idle.thaw(state.seat)
         started = trio.current_time()
-        deadline = self.clock.deadline(state, started)
-        if self.beat is not None and deadline != math.inf:
-            deadline = self.beat.deadline()
+        deadline = self.turns.begin(state, self.clock.deadline(state, started))
         fault: BotFault | None = None
         decision = Decision(
             state, self.log, self.max_rejections, self.match, legal, deadline, self._last_id
@@ -235,11 +212,9 @@ class Table:
             )
         finally:
             self._last_id = decision.last_id
-            if self.idle is not None:
-                self.idle.freeze(state.seat)
+            self.turns.answered(state.seat)
         timing = self.clock.debit(state, started)
-        if self.beat is not None and deadline != math.inf:
-            await self.beat.release(deadline)  # the outcome, whatever it is, at the deadline
+        await self.turns.release(deadline)  # the outcome, whatever it is, at the deadline
         if fault is None:
             return action, None, decision.act_id, timing
         if gone(fault):

@@ -79,7 +79,8 @@ def test_paced_acts_reach_a_partner_on_the_grid(tmp_path: Path) -> None:
     assert len(acts) >= 6 and any(w[0] == "ANSWER" and w[3] != "0" for w in said["A"])
     beats = [(when - acts[0]) / MOVE for when in acts]
     off = [abs(beat - round(beat)) * MOVE for beat in beats]
-    assert max(off) < 0.004, off  # seconds from the grid: nothing of A's delays
+    # seconds from the grid: nothing of A's delays (a loaded machine may wake a bot late)
+    assert statistics.median(off) < 0.003 and max(off) < STEP, off
 
 
 def _overlap(one: list[tuple[float, float]], other: list[tuple[float, float]]) -> float:

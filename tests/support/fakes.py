@@ -377,10 +377,8 @@ async def play_match(
     connections = {
         seat: bot.connection(seat, match_settings.max_line_bytes) for seat, bot in seated.items()
     }
-    commands = {seat: f"fake {seat}" for seat in SEATS}
-    table = Table(
-        match_settings, connections, LogWriter(buffer), commands, explain=explain, idle=idle
-    )
+    log, commands = LogWriter(buffer), {seat: f"fake {seat}" for seat in SEATS}
+    table = Table(match_settings, connections, log, commands, explain=explain, idle=idle)
     async with trio.open_nursery() as nursery:
         for bot in seated.values():
             nursery.start_soon(bot.run)
