@@ -43,7 +43,7 @@ from .steps import Context, Verdict
 MAX_RUNS: Final = 16
 #: The layers lifted together as one kind of refusal: Landlock's file allow-list (one
 #: ruleset holds its TCP and scoping rules too), and seccomp's system calls.
-FILES: Final = held_by(Layer.LANDLOCK)
+FILES: Final = (*held_by(Layer.LANDLOCK), Layer.PRIVATE_ROOT)
 SYSTEM_CALLS: Final = held_by(Layer.SECCOMP)
 #: The limits a diagnosis raises: the field of ``MatchLimits`` and its unit (the option that
 #: sets it in a match, tournament or league is ``limit_option``'s). CPU time and file sizes

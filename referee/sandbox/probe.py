@@ -34,6 +34,7 @@ def attempt(name, action):
     except OSError as exc:
         found[name] = "blocked: " + (exc.strerror or str(exc))
 attempt("landlock", lambda: open(os.environ["PROBE_SECRET"]).read())
+attempt("private-root", lambda: os.stat(os.environ["PROBE_SECRET"]))  # stat: not Landlock's
 port = int(os.environ["PROBE_PORT"])
 attempt("landlock-net", lambda: socket.create_connection(("127.0.0.1", port), 1).close())
 attempt("landlock-scope", lambda: os.kill(os.getppid(), 0))
@@ -83,8 +84,10 @@ def _interpreter() -> str:
     return sys.executable
 
 
-def _observe(limits: MatchLimits) -> dict[str, str]:
-    """Run the child under every available layer; what it managed, per layer."""
+def _observe(limits: MatchLimits, private_root: bool = False) -> dict[str, str]:
+    """Run the child under every available layer (and a root of its own, when asked: then
+    nothing outside its allow-list exists for it, and the other checks would see that
+    instead of their layer); what it managed, per layer."""
     from referee.sandbox.policy import plan
     from referee.sandbox.seats import MatchJails
 
@@ -95,7 +98,8 @@ def _observe(limits: MatchLimits) -> dict[str, str]:
     secret.chmod(0o644)  # only the sandbox, not file permissions, may keep it out
     python = _interpreter()
     command = f"{python} -I -S -c pass"
-    sandbox = plan(SandboxSettings(), limits, dict.fromkeys(SEATS, command))
+    settings = SandboxSettings(private_root=private_root or None)
+    sandbox = plan(settings, limits, dict.fromkeys(SEATS, command))
     jails = MatchJails(sandbox)
     try:
         with socket.socket() as server:
@@ -134,6 +138,9 @@ def doctor(limits: MatchLimits | None = None) -> list[LayerCheck]:
     limits = limits or MatchLimits()
     machine = available()
     seen = _observe(limits)
+    if machine[Layer.PRIVATE_ROOT] is None:
+        rooted = _observe(limits, private_root=True)
+        seen[Layer.PRIVATE_ROOT] = rooted.get(Layer.PRIVATE_ROOT, rooted.get("all", "open"))
     applied = seen.get("layers", "").split(",")
     rows = []
     for layer in Layer:
@@ -170,6 +177,13 @@ def doctor(limits: MatchLimits | None = None) -> list[LayerCheck]:
                 detail += "; no CPU share per seat (no cpu controller here)"
             else:
                 detail += ", an equal CPU share"
+        elif layer == Layer.PRIVATE_ROOT:  # asked for with --sandbox-private-root
+            works = result.startswith("blocked: No such file")
+            detail = (
+                f"a file outside the seat's allow-list does not exist for it ({result})"
+                if works
+                else f"NOT ENFORCED: stat of a file outside the allow-list: {result}"
+            )
         elif layer == Layer.NAMESPACES and works:
             detail = f"the referee's pid names nothing in the seat ({result})"
         elif layer in (*held_by(Layer.LANDLOCK), Layer.SECCOMP, Layer.NAMESPACES):

@@ -4,6 +4,9 @@ refusal (a variable, a file, a system call) and the option that fixes it."""
 
 from __future__ import annotations
 
+import shlex
+import shutil
+import tempfile
 from pathlib import Path
 
 import msgspec
@@ -16,6 +19,7 @@ from referee.checkbot import CheckReport, check_bot, report_lines
 from referee.settings import MatchLimits, SandboxSettings
 
 NEEDY = BOTS / "needy_bot.py"
+SYSTEM_PYTHON = "/usr/bin/python3"
 VARIABLE = "TEXAS42_TEST_MODEL_DIR"
 
 
@@ -50,20 +54,27 @@ def test_a_variable_the_bot_does_not_name_is_found_by_halves(
     assert diagnosis is not None and diagnosis.fix == f"--sandbox-env {VARIABLE}", diagnosis
 
 
+@pytest.mark.parametrize("private_root", [None, True], ids=["landlock", "private-root"])
 def test_a_file_outside_the_allow_list_is_found_and_allowed_by_its_option(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch, private_root: bool | None
 ) -> None:
-    monkeypatch.chdir(tmp_path)  # a data file under the working directory, as authors keep it
-    book = tmp_path / "book.txt"  # backwards, no word of the command names it: not allowed
+    # a data file under the working directory, as authors keep it, in a folder any uid may
+    # read (pytest's tmp_path is root's alone): only the sandbox keeps the seat out of it
+    folder = Path(tempfile.mkdtemp(prefix="texas42-book-"))
+    folder.chmod(0o755)
+    request.addfinalizer(lambda: shutil.rmtree(folder, ignore_errors=True))
+    monkeypatch.chdir(folder)
+    book = folder / "book.txt"  # backwards, no word of the command names it: not allowed
     book.write_text("openings")
-    report = checked(python(NEEDY, "--file", str(book)[::-1]))
+    book.chmod(0o644)
+    # on the system's Python, whose files are few enough for a root of the seat's own
+    command = shlex.join([SYSTEM_PYTHON, str(NEEDY), "--file", str(book)[::-1]])
+    report = checked(command, sandbox=SandboxSettings(private_root=private_root))
     diagnosis = report.diagnosis
     assert diagnosis is not None and diagnosis.cause == "files"
     assert diagnosis.fix == f"--sandbox-allow {book}"
-    fixed = checked(
-        python(NEEDY, "--file", str(book)[::-1]), sandbox=SandboxSettings(allow=(str(book),))
-    )
-    assert startup_of(fixed) == "passed"
+    allowed = SandboxSettings(allow=(str(book),), private_root=private_root)
+    assert startup_of(checked(command, sandbox=allowed)) == "passed"
 
 
 def test_a_refused_system_call_is_named_with_no_option_to_pass_it() -> None:

@@ -101,6 +101,9 @@ def test_referee_sandbox_probes_every_layer(tmp_path: Path) -> None:
     if available()["namespaces"] is None:  # the child could not name the referee at all
         assert rows["namespaces"]["works"], rows["namespaces"]
         assert "No such process" in rows["namespaces"]["detail"]
+    if available()["private-root"] is None:  # a file outside the allow-list is not there
+        assert rows["private-root"]["works"], rows["private-root"]
+        assert "No such file or directory" in rows["private-root"]["detail"]
     for row in rows.values():
         assert row["protects"] and row["detail"]
         if not row["works"]:
