@@ -160,7 +160,7 @@ class FlushReload:
 
 
 class Contention:
-    """CPU contention: the sender's children (one per CPU) spin or sleep by frames of the
+    """CPU contention: the sender's children (two per CPU) spin or sleep by frames of the
     shared clock, two frames a bit (spinning in the first for a 1, in the second for a 0:
     the receiver compares the two, whatever else loads the machine), cycling through the
     preamble and the hand; the receiver counts loop turns per frame, in
@@ -176,7 +176,7 @@ class Contention:
     def start(self, bits: list[int]) -> None:
         spin = [half == 0 if bit else half == 1 for bit in PREAMBLE + bits for half in (0, 1)]
         parent = os.getpid()
-        for _ in range(os.cpu_count() or 2):
+        for _ in range(2 * (os.cpu_count() or 2)):
             if os.fork() == 0:
                 try:
                     self._spin(spin, parent)
@@ -215,7 +215,10 @@ class Contention:
             while time.monotonic_ns() < end:
                 turns += 1
             self.counts.setdefault(frame % (2 * BITS), []).append(turns)
-            frame = max(frame + 1, time.monotonic_ns() // self.frame + 1)
+            frame += 1
+            late = time.monotonic_ns() - frame * self.frame
+            if late > self.frame // 10:  # the thread was not running: skip to the next whole
+                frame += late // self.frame + 1
 
     def word(self) -> str:
         means = {k: statistics.fmean(v) for k, v in self.counts.items()}
@@ -228,10 +231,11 @@ class Contention:
             else "0"
             for bit in range(BITS)
         ]
-        if UNKNOWN in decoded[: len(PREAMBLE)]:
+        known = [(a, b) for a, b in zip(decoded, PREAMBLE, strict=False) if a != UNKNOWN]
+        errors = sum(a != str(b) for a, b in known)
+        self.note += f" preamble={len(known) - errors}/{len(known)}"
+        if len(known) < len(PREAMBLE) - 2:  # too little of the preamble to trust the rest
             return UNKNOWN * HAND
-        errors = sum(a != str(b) for a, b in zip(decoded, PREAMBLE, strict=False))
-        self.note += f" preamble_errors={errors}"
         return UNKNOWN * HAND if errors > 1 else "".join(decoded[len(PREAMBLE) :])
 
 
