@@ -91,15 +91,9 @@ async def test_pipe_buffer_room_carries_between_seats_of_one_uid_only(
     assert nothing(await _hands(tmp_path / "own", "pipe-buffers", "closed", helper, 2))
 
 
-@pytest.mark.skipif(os.getloadavg()[0] > 1.5, reason="a busy machine drowns CPU contention")
-async def test_cpu_contention_carries_unless_idle_seats_are_frozen(
-    tmp_path: Path, helper: Path | str
-) -> None:
-    assert nothing(await _hands(tmp_path / "frozen", "cpu", "closed", helper, 2))
-    if not await carried(tmp_path, "cpu", "before", helper, 20, 4):
-        # Measured as root: about one hand in ten decodes (the seats' equal CPU shares blunt
-        # the contention, and a short hand gives one or two cycles of frames).
-        pytest.xfail("no hand of six carried: the contention receiver is weak here")
+# CPU contention: the bench's receiver is too weak here to make a test that can fail (about
+# one hand in ten decodes as root, before freezing); that frozen partners never run together,
+# with a control where they do, is tests/match/test_paced_processes.py's.
 
 
 @pytest.mark.parametrize(("key", "least"), [("cpu-cache", 28), ("pipe-inode", 6)])
