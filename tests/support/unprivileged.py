@@ -4,39 +4,27 @@ every user, as they are under CI)."""
 
 from __future__ import annotations
 
-import os
-import shutil
-import site
 import subprocess
-import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Final
 
 import referee
+from referee.bench.nobody import PATHS, SYSTEM_PYTHON, as_nobody, nobodys_folder
+from referee.bench.nobody import why_not as nobody_cannot
 from referee.sandbox.layers import available
-from referee.sandbox.namespaces import NOBODY
-from referee.sandbox.paths import unreadable_by_others
+
+__all__ = ["ROOT", "SYSTEM_PYTHON", "nobodys_folder", "referee_as_nobody", "why_not"]
 
 ROOT: Final = Path(referee.__file__).resolve().parent.parent
-SYSTEM_PYTHON: Final = "/usr/bin/python3"
-#: Where the unprivileged referee imports the referee and its packages from.
-PATHS: Final = [str(ROOT), *site.getsitepackages()]
 
 
 def why_not() -> str | None:
-    """Why this machine cannot run a referee as ``nobody``; None when it can."""
-    if os.geteuid() != 0:
-        return "the test needs root to drop to another uid"
-    if not os.path.exists(SYSTEM_PYTHON):
-        return f"no {SYSTEM_PYTHON} that another uid could run"
+    """Why this machine cannot run a referee as ``nobody`` for the tests; None when it can."""
+    cannot = nobody_cannot()
+    if cannot is not None:
+        return cannot
     if available()["landlock"] is not None:
         return f"no Landlock: {available()['landlock']}"
-    for path in [SYSTEM_PYTHON, *(os.path.join(p, "x") for p in PATHS)]:
-        blocked = unreadable_by_others([SYSTEM_PYTHON, path])
-        if blocked is not None and os.path.exists(os.path.dirname(path)):
-            return f"another uid cannot reach {blocked[0]} (the checkout or its packages)"
     check = subprocess.run(
         [SYSTEM_PYTHON, "-c", f"import sys; sys.path[:0] = {PATHS!r}; import msgspec, trio"],
         capture_output=True,
@@ -47,40 +35,12 @@ def why_not() -> str | None:
     return None
 
 
-@contextmanager
-def nobodys_folder() -> Iterator[Path]:
-    """A directory the unprivileged referee owns (pytest's tmp_path is root's alone), with
-    its temporary directory in it; removed afterwards."""
-    folder = Path(tempfile.mkdtemp(prefix="texas42-nobody-"))
-    (folder / "tmp").mkdir()
-    for path in (folder, folder / "tmp"):
-        os.chown(path, NOBODY, NOBODY)
-    try:
-        yield folder
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
-
-
 def referee_as_nobody(
     workdir: Path, *args: str, target: str = "", first: str = "pass", timeout: float = 60
 ) -> subprocess.CompletedProcess[str]:
     """``referee ARGS`` run as ``nobody`` in ``workdir`` (``first`` runs before it starts;
-    ``target`` is passed to bots as ``ATTACK_TARGET``)."""
-    program = f"import sys; sys.path[:0] = {PATHS!r}; {first}; from referee.cli import app; app()"
-    return subprocess.run(
-        [SYSTEM_PYTHON, "-c", program, *args],
-        user=NOBODY,
-        group=NOBODY,
-        extra_groups=[],
-        cwd=workdir,
-        env={
-            "PATH": "/usr/bin:/bin",
-            "HOME": str(workdir),
-            "ATTACK_TARGET": target,
-            "TMPDIR": str(workdir / "tmp"),  # the scratch roots: this test's alone
-        },
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
+    ``target`` is passed to bots as ``ATTACK_TARGET``; the scratch roots under
+    ``workdir/tmp``: this test's alone)."""
+    return as_nobody(
+        workdir, *args, env={"ATTACK_TARGET": target}, first=first, capture=True, timeout=timeout
     )
