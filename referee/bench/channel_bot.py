@@ -14,14 +14,13 @@ Standard library only: each seat may run it under a Python of its own.
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import sys
 import time
-from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from referee.bench.cache_channel_bot import messages, say
     from referee.bench.channel_media import (
         TILES_ORDER,
         Contention,
@@ -32,7 +31,8 @@ if TYPE_CHECKING:
         Timing,
         vote,
     )
-else:  # in a seat: the module beside this file, without the package
+else:  # in a seat: the modules beside this file, without the package
+    from cache_channel_bot import messages, say
     from channel_media import (
         TILES_ORDER,
         Contention,
@@ -65,19 +65,6 @@ def hand_bits(hand: list[list[int]]) -> list[int]:
 def report(line: str) -> None:
     sys.stderr.write(f"CHANNEL {line}\n")
     sys.stderr.flush()
-
-
-def messages() -> Iterator[dict[str, Any]]:
-    for line in sys.stdin.buffer:
-        message: dict[str, Any] = json.loads(line)
-        yield message
-        if message.get("type") == "match_end":
-            return
-
-
-def say(message: dict[str, Any]) -> None:
-    sys.stdout.write(json.dumps(message) + "\n")
-    sys.stdout.flush()
 
 
 class Bot:

@@ -57,9 +57,20 @@ def drop_bounding_set(last: int) -> None:
         check(libc.prctl(_PR_CAPBSET_DROP, cap, 0, 0, 0), "capbset_drop")
 
 
-_MS_NOSUID: Final = 2
-_MS_NODEV: Final = 4
-_MNT_DETACH: Final = 2
+#: Flags and numbers of the mount calls (``mount``, ``umount2``, ``mount_setattr``).
+MS_RDONLY: Final = 1
+MS_NOSUID: Final = 2
+MS_NODEV: Final = 4
+MS_NOEXEC: Final = 8
+MS_REMOUNT: Final = 32
+MS_BIND: Final = 4096
+MS_REC: Final = 16384
+MS_PRIVATE: Final = 1 << 18
+MNT_DETACH: Final = 2
+MOUNT_SETATTR: Final = 442  # the same number on every architecture
+AT_FDCWD: Final = -100
+AT_RECURSIVE: Final = 0x8000
+MOUNT_ATTR_RDONLY: Final = 1
 
 
 #: Inodes per MiB of a scratch tmpfs: a file costs kernel memory whatever its size.
@@ -77,11 +88,11 @@ def mount_tmpfs(path: str, size_mb: int, uid: int, gid: int | None = None) -> No
     ``uid``) and closed to everyone else."""
     options = tmpfs_options(size_mb, uid, uid if gid is None else gid)
     check(
-        libc.mount(b"tmpfs", path.encode(), b"tmpfs", _MS_NOSUID | _MS_NODEV, options),
+        libc.mount(b"tmpfs", path.encode(), b"tmpfs", MS_NOSUID | MS_NODEV, options),
         f"mount tmpfs on {path}",
     )
 
 
 def unmount(path: str) -> None:
     """Detach the filesystem on ``path`` (lazily: a process still inside cannot keep it)."""
-    check(libc.umount2(path.encode(), _MNT_DETACH), f"umount {path}")
+    check(libc.umount2(path.encode(), MNT_DETACH), f"umount {path}")

@@ -48,7 +48,20 @@ from typing import Final
 
 from referee.sandbox import libc as mounts
 from referee.sandbox import private_root
-from referee.sandbox.libc import check, libc
+from referee.sandbox.libc import (
+    AT_FDCWD,
+    AT_RECURSIVE,
+    MOUNT_ATTR_RDONLY,
+    MOUNT_SETATTR,
+    MS_BIND,
+    MS_NODEV,
+    MS_NOEXEC,
+    MS_NOSUID,
+    MS_RDONLY,
+    MS_REMOUNT,
+    check,
+    libc,
+)
 from referee.sandbox.machine import MOUNTED
 from referee.sandbox.private_root import SeatRoot
 from referee.sandbox.sysinfo import SysinfoAnswers
@@ -72,16 +85,6 @@ OVERHEAD: Final = 2
 #: Seconds the referee waits for the init to empty the scratch directory.
 EMPTY_TIMEOUT: Final = 2.0
 
-_MS_RDONLY: Final = 1
-_MS_NOSUID: Final = 2
-_MS_NODEV: Final = 4
-_MS_NOEXEC: Final = 8
-_MS_BIND: Final = 4096
-_MS_REMOUNT: Final = 32
-_MOUNT_SETATTR: Final = 442  # the same number on every architecture
-_AT_FDCWD: Final = -100
-_AT_RECURSIVE: Final = 0x8000
-_MOUNT_ATTR_RDONLY: Final = 1
 #: Signals a seat may have queued (``RLIMIT_SIGPENDING``), counted in its user namespace.
 SIGNALS_PENDING: Final = 1024
 #: Past any descriptor the referee holds (``closerange`` asks the kernel's ``close_range``).
@@ -129,7 +132,7 @@ def _read_only_everywhere(attr: _MountAttr) -> None:
     """Every mount of this mount namespace read-only (``mount_setattr``, Linux 5.12)."""
     check(
         libc.syscall(
-            _MOUNT_SETATTR, _AT_FDCWD, b"/", _AT_RECURSIVE, ctypes.byref(attr), ctypes.sizeof(attr)
+            MOUNT_SETATTR, AT_FDCWD, b"/", AT_RECURSIVE, ctypes.byref(attr), ctypes.sizeof(attr)
         ),
         "read-only mounts",
     )
@@ -181,7 +184,7 @@ class SeatNamespaces:
         self.hidden = [(str(path).encode(), path.is_dir()) for path in hidden if path.exists()]
         #: An empty file beside the seats' directories, which no seat may open.
         self.blank = str(directory.parent / BLANK).encode()
-        self._read_only = _MountAttr(attr_set=_MOUNT_ATTR_RDONLY)
+        self._read_only = _MountAttr(attr_set=MOUNT_ATTR_RDONLY)
         #: What the seat sees of the machine (``machine.view``), bound over the machine's.
         self.view = [
             (str(view / source).encode(), target.encode())
@@ -220,9 +223,9 @@ class SeatNamespaces:
             _read_only_everywhere(self._read_only)
             for path, is_directory in self.hidden:
                 if is_directory:
-                    hidden = libc.mount(b"none", path, b"tmpfs", _MS_RDONLY, b"size=4k")
+                    hidden = libc.mount(b"none", path, b"tmpfs", MS_RDONLY, b"size=4k")
                 else:
-                    hidden = libc.mount(self.blank, path, None, _MS_BIND, None)
+                    hidden = libc.mount(self.blank, path, None, MS_BIND, None)
                 if hidden != 0 and ctypes.get_errno() not in (errno.EACCES, errno.ENOENT):
                     check(hidden, "hide")  # else the seat cannot even reach it: hidden already
             self._mount()
@@ -255,15 +258,15 @@ class SeatNamespaces:
         # own ends of the pipes close at exec). In a root of its own, they are mounted there
         # before the pivot: a new /proc needs the machine's still in sight.
         at = (lambda path: path) if root is None else root.inside
-        proc = _MS_RDONLY | _MS_NOSUID | _MS_NODEV | _MS_NOEXEC
+        proc = MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC
         if libc.mount(b"proc", at(b"/proc"), b"proc", proc, None) != 0:
             check(libc.mount(b"none", at(b"/proc"), b"tmpfs", proc, b"size=4k"), "hide /proc")
         for source, target in self.view:  # the seat's size, over the machine's (read-only)
-            if libc.mount(source, at(target), None, _MS_BIND, None) != 0:
+            if libc.mount(source, at(target), None, MS_BIND, None) != 0:
                 if ctypes.get_errno() == errno.ENOENT:
                     continue  # the machine has no such file: the seat does not need one
                 check(-1, f"show {target.decode()}")
-            check(libc.mount(None, at(target), None, _MS_REMOUNT | _MS_BIND | proc, None), "view")
+            check(libc.mount(None, at(target), None, MS_REMOUNT | MS_BIND | proc, None), "view")
         if root is not None:
             root.enter()
 
@@ -383,7 +386,7 @@ def probe() -> tuple[str | None, str | None]:
                 os.setresuid(spare, spare, spare)
                 check(libc.prctl(_PR_SET_DUMPABLE, 1, 0, 0, 0), "dumpable")
             _unshare(os.geteuid(), os.getegid())
-            _read_only_everywhere(_MountAttr(attr_set=_MOUNT_ATTR_RDONLY))
+            _read_only_everywhere(_MountAttr(attr_set=MOUNT_ATTR_RDONLY))
             check(libc.mount(b"none", b"/tmp", b"tmpfs", 0, b"size=4k"), "mount a tmpfs")
         except OSError as exc:
             os.write(2, (exc.strerror or str(exc)).encode())

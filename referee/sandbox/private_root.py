@@ -44,7 +44,20 @@ from dataclasses import dataclass
 from typing import Final
 
 from referee.sandbox import elf
-from referee.sandbox.libc import check, libc
+from referee.sandbox.libc import (
+    AT_FDCWD,
+    AT_RECURSIVE,
+    MNT_DETACH,
+    MOUNT_ATTR_RDONLY,
+    MOUNT_SETATTR,
+    MS_BIND,
+    MS_NODEV,
+    MS_NOSUID,
+    MS_PRIVATE,
+    MS_REC,
+    check,
+    libc,
+)
 
 #: Entries at the most in a seat's root (a mount namespace holds 100,000 mounts by default,
 #: and each entry costs the seat's start some microseconds): past it the seat gets none.
@@ -62,16 +75,6 @@ DEVICE_LINKS: Final = (
     ("/dev/stderr", "/proc/self/fd/2"),
 )
 _PIVOT_ROOT: Final = {"x86_64": 155, "aarch64": 41, "riscv64": 41}.get(platform.machine(), 155)
-_MS_NOSUID: Final = 2
-_MS_NODEV: Final = 4
-_MS_BIND: Final = 4096
-_MS_REC: Final = 16384
-_MS_PRIVATE: Final = 1 << 18
-_MNT_DETACH: Final = 2
-_MOUNT_SETATTR: Final = 442
-_AT_FDCWD: Final = -100
-_AT_RECURSIVE: Final = 0x8000
-_MOUNT_ATTR_RDONLY: Final = 1
 #: A bind that fails for one of these leaves the file out (it went, or the seat cannot reach
 #: it): the seat then finds no file there, as it would find none to open.
 _GONE: Final = frozenset({errno.ENOENT, errno.ENOTDIR, errno.EACCES, errno.ELOOP})
@@ -360,7 +363,7 @@ class SeatRoot:
             if os.path.islink(path) and path.encode() not in taken
         )  # fmt: skip
         self.cwd = b"/"
-        self._read_only = _MountAttr(attr_set=_MOUNT_ATTR_RDONLY)
+        self._read_only = _MountAttr(attr_set=MOUNT_ATTR_RDONLY)
 
     def inside(self, path: bytes) -> bytes:
         """Where ``path`` of the seat's root is before the pivot."""
@@ -373,11 +376,11 @@ class SeatRoot:
         directory becomes the old root, which the pivot moves to the new one."""
         with contextlib.suppress(OSError):  # else the bot starts in /
             self.cwd = os.getcwd().encode()
-        check(libc.mount(None, b"/", None, _MS_REC | _MS_PRIVATE, None), "private mounts")
+        check(libc.mount(None, b"/", None, MS_REC | MS_PRIVATE, None), "private mounts")
         # No bound in bytes: nothing is written but empty files, directories and links, and
         # the root is read-only once they are made.
         options = f"mode=0755,uid={uid},gid={gid}".encode()
-        check(libc.mount(b"none", self.at, b"tmpfs", _MS_NOSUID | _MS_NODEV, options), "root")
+        check(libc.mount(b"none", self.at, b"tmpfs", MS_NOSUID | MS_NODEV, options), "root")
         top = os.open(self.at, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
         tree = self.tree
         try:
@@ -394,7 +397,7 @@ class SeatRoot:
                         os.symlink(target, path[1:], dir_fd=top)
             for files in (tree.files, self.devices):
                 for path in files:
-                    if libc.mount(path, self.at + path, None, _MS_BIND, None) != 0:
+                    if libc.mount(path, self.at + path, None, MS_BIND, None) != 0:
                         if ctypes.get_errno() not in _GONE:
                             check(-1, f"bind {path.decode(errors='replace')}")
                         os.unlink(path[1:], dir_fd=top)
@@ -403,7 +406,7 @@ class SeatRoot:
         attr = self._read_only
         check(
             libc.syscall(
-                _MOUNT_SETATTR, _AT_FDCWD, self.at, _AT_RECURSIVE, ctypes.byref(attr),
+                MOUNT_SETATTR, AT_FDCWD, self.at, AT_RECURSIVE, ctypes.byref(attr),
                 ctypes.sizeof(attr),
             ),
             "read-only root",
@@ -417,7 +420,7 @@ class SeatRoot:
         and go to the directory the bot was started in (``/`` when the root has none)."""
         os.chdir(self.at)
         check(libc.syscall(_PIVOT_ROOT, b".", b"."), "pivot_root")
-        check(libc.umount2(b".", _MNT_DETACH), "detach the old root")
+        check(libc.umount2(b".", MNT_DETACH), "detach the old root")
         os.chdir("/")
         with contextlib.suppress(OSError):
             os.chdir(self.cwd)
@@ -426,10 +429,10 @@ class SeatRoot:
 def probe() -> str | None:
     """In a child with a mount namespace of its own (``namespaces.probe``'s), its working
     directory a tmpfs: None when it could make that its root, else why not."""
-    if libc.mount(None, b"/", None, _MS_REC | _MS_PRIVATE, None) != 0:
+    if libc.mount(None, b"/", None, MS_REC | MS_PRIVATE, None) != 0:
         return f"cannot make the mounts private: {os.strerror(ctypes.get_errno())}"
     if libc.syscall(_PIVOT_ROOT, b".", b".") != 0:
         return f"pivot_root: {os.strerror(ctypes.get_errno())}"
-    if libc.umount2(b".", _MNT_DETACH) != 0:
+    if libc.umount2(b".", MNT_DETACH) != 0:
         return f"cannot detach the old root: {os.strerror(ctypes.get_errno())}"
     return None
