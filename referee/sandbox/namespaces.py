@@ -262,6 +262,10 @@ class SeatNamespaces:
         if libc.mount(b"proc", at(b"/proc"), b"proc", proc, None) != 0:
             check(libc.mount(b"none", at(b"/proc"), b"tmpfs", proc, b"size=4k"), "hide /proc")
         for source, target in self.view:  # the seat's size, over the machine's (read-only)
+            if root is not None and os.path.lexists(at(source)):
+                # its copy in the seat's root, whose directories are the seat's own: the
+                # view's folder is every seat's, and a failed lookup in it would be shared
+                source = at(source)
             if libc.mount(source, at(target), None, MS_BIND, None) != 0:
                 if ctypes.get_errno() == errno.ENOENT:
                     continue  # the machine has no such file: the seat does not need one
