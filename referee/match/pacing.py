@@ -15,8 +15,10 @@ other acts); its clock starts once it runs again.
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections.abc import Mapping
+from contextlib import AbstractContextManager
 from typing import Protocol
 
 import trio
@@ -97,6 +99,14 @@ class Turns:
         """The seat's decision is over (its answer read, or its fault): it stops."""
         if self.idle is not None:
             self.idle.freeze(seat)
+
+    def explaining(self, deadline: float) -> AbstractContextManager[object]:
+        """Under pace, how a bot went away is looked into only until the deadline: a bot that
+        closes its output and exits when it likes must not move the outcome off the grid
+        (past the deadline its fault is charged as it was seen)."""
+        if self.beat is not None and deadline != math.inf:
+            return trio.move_on_at(deadline)
+        return contextlib.nullcontext()
 
     async def release(self, deadline: float) -> None:
         """Hold the decision's outcome until its deadline, under pace."""

@@ -207,9 +207,10 @@ class Table:
                 raise state.dead
             action = await decision.run()
         except BotFault as exc:
-            fault = (
-                exc if state.dead is not None else await explained(self.explain, state.seat, exc)
-            )
+            fault = exc
+            if state.dead is None:
+                with self.turns.explaining(deadline):
+                    fault = await explained(self.explain, state.seat, exc)
         finally:
             self._last_id = decision.last_id
             self.turns.answered(state.seat)

@@ -1,7 +1,8 @@
 """A bot that tells the tests when it hears, answers and runs: the timing channel between
 partners and the freezing of idle seats, measured from inside real bot processes.
 
-``--think SECONDS``: wait that long before each answer. ``--send STEP``: and then wait
+``--think SECONDS``: wait that long before each answer. ``--vanish N``: at the Nth ``act``,
+close stdout and stay (the referee waits a while to learn how a bot that went away ended). ``--send STEP``: and then wait
 ``STEP * s`` seconds, where ``s`` (0 to 3) is two bits of the bot's hand taken in turn: the
 referee's own timing as a channel to its partner.
 
@@ -14,6 +15,7 @@ for every process):
   thread that notes the clock every millisecond: a gap of more than 20 ms is a stop).
 """
 
+import os
 import threading
 import time
 
@@ -22,6 +24,7 @@ import botlib
 arguments = botlib.parser(__doc__)
 arguments.add_argument("--send", type=float, default=0.0)
 arguments.add_argument("--think", type=float, default=0.0, help="seconds before each answer")
+arguments.add_argument("--vanish", type=int, default=0, help="at this act, close stdout, stay")
 args = botlib.setup(arguments)
 TILES = [(lo, hi) for lo in range(7) for hi in range(lo, 7)]
 GAP = 0.02
@@ -53,12 +56,17 @@ def main() -> None:
     threading.Thread(target=tick, daemon=True).start()
     rng = None
     sent: list[int] = []
+    acts = 0
     for message in botlib.messages():
         kind = message["type"]
         if kind == "hello":
             rng = botlib.ready(message, "turn-probe")
         elif kind == "act":
             botlib.log(f"ACT {message['id']} {time.monotonic():.6f}")
+            acts += 1
+            if acts == args.vanish:
+                os.close(1)
+                time.sleep(30)
             assert rng is not None
             symbol = -1
             if args.send:

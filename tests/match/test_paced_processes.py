@@ -22,15 +22,17 @@ from referee.match.runner import run_match, stderr_path
 from referee.rules.tiles import SEATS, Seat
 from referee.settings import MatchSettings
 
-MOVE = 0.1
+MOVE = 0.14  # not a divisor of the half second the referee waits for a bot that went away
 STEP = 0.02
 PROBE = python(BOTS / "turn_probe_bot.py")
 THINKER = python(BOTS / "turn_probe_bot.py", "--think", "0.02")
 SENDER = python(BOTS / "turn_probe_bot.py", "--send", str(STEP))
 
 
-def _play(tmp_path: Path, name: str, **options: object) -> dict[Seat, list[list[str]]]:
-    commands = {"A": SENDER, "B": RANDOM_BOT, "C": PROBE, "D": RANDOM_BOT}
+def _play(
+    tmp_path: Path, name: str, commands: dict[str, str] | None = None, **options: object
+) -> dict[Seat, list[list[str]]]:
+    commands = {"A": SENDER, "B": RANDOM_BOT, "C": PROBE, "D": RANDOM_BOT, **(commands or {})}
     if options.get("freeze_idle"):
         commands = dict.fromkeys(SEATS, THINKER)  # each stop lasts three others' thinking
     log = tmp_path / f"{name}.jsonl"
@@ -42,7 +44,7 @@ def _play(tmp_path: Path, name: str, **options: object) -> dict[Seat, list[list[
         **options,  # type: ignore[arg-type]
     )
     outcome = trio.run(run_match, settings, commands, log)
-    assert outcome.forfeit is None, outcome.detail
+    assert outcome.forfeit is None or options.get("on_fault"), outcome.detail
     said = {}
     for seat in SEATS:
         copy = stderr_path(log, seat)
@@ -80,6 +82,17 @@ def test_paced_acts_reach_a_partner_on_the_grid(tmp_path: Path) -> None:
     beats = [(when - acts[0]) / MOVE for when in acts]
     off = [abs(beat - round(beat)) * MOVE for beat in beats]
     # seconds from the grid: nothing of A's delays (a loaded machine may wake a bot late)
+    assert statistics.median(off) < 0.003 and max(off) < STEP, off
+
+
+def test_a_seat_that_goes_away_cannot_move_the_grid(tmp_path: Path) -> None:
+    # A closes its output at its third act and stays: the referee looks into how it ended
+    # only until the deadline, so the next act still goes out on the grid
+    vanisher = python(BOTS / "turn_probe_bot.py", "--vanish", "3")
+    said = _play(tmp_path, "vanish", pace=True, on_fault="random", commands={"A": vanisher})
+    acts = [float(w[2]) for w in said["C"] if w[0] == "ACT"][1:]
+    assert len(acts) >= 4
+    off = [abs(b - round(b)) * MOVE for b in ((when - acts[0]) / MOVE for when in acts)]
     assert statistics.median(off) < 0.003 and max(off) < STEP, off
 
 
