@@ -1,10 +1,10 @@
 """A bot that tells the tests when it hears, answers and runs: the timing channel between
 partners and the freezing of idle seats, measured from inside real bot processes.
 
-``--think SECONDS``: wait that long before each answer. ``--vanish N``: at the Nth ``act``,
-close stdout and stay (the referee waits a while to learn how a bot that went away ended). ``--send STEP``: and then wait
+``--think SECONDS``: wait that long before each answer. ``--send STEP``: and then wait
 ``STEP * s`` seconds, where ``s`` (0 to 3) is two bits of the bot's hand taken in turn: the
-referee's own timing as a channel to its partner.
+referee's own timing as a channel to its partner. ``--vanish N``: at the Nth ``act``, close
+stdout and stay (the referee waits a while to learn how a bot that went away ended).
 
 Every bot writes to stderr, on the machine's monotonic clock (``CLOCK_MONOTONIC``, one clock
 for every process):
