@@ -23,7 +23,7 @@ from referee.sandbox.hints import SANDBOX_SUSPECTS
 from referee.sandbox.policy import plan
 from referee.wire.messages import Ready
 
-from .opponents import play_among_random_bots
+from .opponents import CheckedSeat, play_among_random_bots
 from .results import SeatCheck, seat_letters, seats_text
 from .session import Findings, Session
 from .steps import Context, Stop, Verdict, converse, exits, in_ms
@@ -99,6 +99,7 @@ async def seat_matches(session: Session, context: Context) -> Verdict:
             context.sandbox.report,
             session.bot.explain,
             previous_matches=number - 1,  # each after the first judged as a tournament would
+            idle=CheckedSeat(seat, session.bot),
         )
         ended = trio.current_time()
         _seat_times(match.records, seat, context.findings)

@@ -16,6 +16,7 @@ from referee.bot import Bot, Decision
 from referee.errors import BotFault
 from referee.match.connection import BotConnection
 from referee.match.outcome import MatchOutcome
+from referee.match.process import BotProcess
 from referee.match.table import Table
 from referee.record.log import LogWriter, parse_log
 from referee.record.records import LogRecord
@@ -52,6 +53,22 @@ class Played:
     reusable: bool
 
 
+class CheckedSeat:
+    """Stops the checked bot while it is not its turn (``--freeze-idle``): its opponents are
+    the referee's own, in this process."""
+
+    def __init__(self, seat: Seat, bot: BotProcess) -> None:
+        self.seat, self.bot = seat, bot
+
+    def freeze(self, seat: Seat) -> None:
+        if seat == self.seat:
+            self.bot.pause()
+
+    def thaw(self, seat: Seat) -> None:
+        if seat == self.seat:
+            self.bot.resume()
+
+
 async def play_among_random_bots(
     settings: MatchSettings,
     seat: Seat,
@@ -60,6 +77,7 @@ async def play_among_random_bots(
     sandbox: SandboxReport,
     explain: Callable[[BotFault], Awaitable[BotFault]],
     previous_matches: int = 0,
+    idle: CheckedSeat | None = None,
 ) -> Played:
     """One match with ``connection`` in ``seat``; the connection stays open after it."""
     connections = {seat: connection}
@@ -86,6 +104,7 @@ async def play_among_random_bots(
                 sandbox=sandbox,
                 explain=explained,
                 previous_matches={seat: previous_matches},
+                idle=idle,
             )
             outcome = await table.play()
             nursery.cancel_scope.cancel()

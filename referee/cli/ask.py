@@ -32,7 +32,10 @@ _BEFORE = "ask replays only a log that verifies"
 #: apply; its stderr is kept only for the report.
 ASKED_LIMITS: Final = limit_options(
     default="the logged match's",
-    without=("time_bank", "max_rejections", "on_fault", "max_strikes", "max_hands", "stderr_limit"),
+    without=(
+        *("time_bank", "max_rejections", "on_fault", "max_strikes", "max_hands", "stderr_limit"),
+        *("pace", "freeze_idle"),  # one bot asked alone: no other seat to hide its time from
+    ),
 )
 
 
