@@ -265,9 +265,10 @@ def _sandbox_option(field: str) -> str:
 
 
 def final_configuration(
-    limits: Given, sandbox: Given, *, fresh: bool = False
+    limits: Given | None, sandbox: Given | None, *, fresh: bool = False
 ) -> tuple[Given, Given]:
-    """``--final``'s limits and sandbox over those given; exit 2 when an option given says
+    """``--final``'s limits and sandbox over those given (None: a part this command does not
+    set, e.g. a league's limits are set at ``league init``); exit 2 when an option given says
     otherwise (an option left at its default says nothing). Says the expansion on stderr (the
     log header records it: the limits and each seat's layers)."""
     words = []
@@ -275,6 +276,8 @@ def final_configuration(
         (limits, FINAL_LIMITS, limit_option, MatchLimits()),
         (sandbox, FINAL_SANDBOX, _sandbox_option, SandboxSettings()),
     ):
+        if given is None:
+            continue
         for field, value in final.items():
             shown = f"{value:g}" if isinstance(value, float) else str(value)
             word = option(field) if value is True else f"{option(field)} {shown}"
@@ -283,7 +286,7 @@ def final_configuration(
                 raise fail(f"--final sets {word}: leave {option(field)} out")
             words.append(word)
     typer.echo(f"final: {' '.join(words)}{' --fresh-bots' if fresh else ''}", err=True)
-    return {**limits, **FINAL_LIMITS}, {**sandbox, **FINAL_SANDBOX}
+    return {**(limits or {}), **FINAL_LIMITS}, {**(sandbox or {}), **FINAL_SANDBOX}
 
 
 # How matches are run, and what is printed.

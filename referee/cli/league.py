@@ -107,7 +107,7 @@ def init_command(
     if where.exists() and not where.is_dir():
         raise fail(f"--logs {where}: a file, not a folder; name a folder for the logs")
     if final:
-        limits, _ = final_configuration(limits, {})
+        limits, _ = final_configuration(limits, None)
     league_seed = seed if seed is not None else secrets.randbits(63)
     try:
         encoded = msgspec.json.encode(MatchLimits(**limits)).decode()
@@ -252,7 +252,7 @@ def run_command(
         err.print(markup(f"run {run} ended: {done} matches recorded, {missing} not played"))
         raise typer.Exit(OK)
     if final:
-        _, sandbox = final_configuration({}, sandbox, fresh=True)
+        _, sandbox = final_configuration(None, sandbox, fresh=True)
         running = dataclasses.replace(running, fresh_bots=True)
     request = Request(
         matches=matches,

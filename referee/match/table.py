@@ -137,9 +137,13 @@ class Table:
     async def play(self) -> MatchOutcome:
         self.log.write(msgspec.structs.replace(self.header, timing=Timing(wall_time=time.time())))
         try:
-            greeted = trio.current_time()
-            await self.startup.run()
-            await self.turns.open(self.clock.startup_deadline(greeted))
+            opening = self.clock.startup_deadline(trio.current_time())
+            try:
+                await self.startup.run()
+            except MatchOver:  # a forfeit at start-up is told at the opening too, under pace
+                await self.turns.release(opening)
+                raise
+            await self.turns.open(opening)
             await self._play_hands()
             end: EndReason = "marks"
             assert self.match is not None and self.match.winner is not None

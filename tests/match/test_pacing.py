@@ -160,3 +160,20 @@ async def test_without_freeze_idle_nothing_is_stopped(autojump_clock: trio.abc.C
     run = await play_match(seated, settings(seed=11), idle=idle)
     check_run(run)
     assert idle.calls == []
+
+
+async def test_a_paced_forfeit_at_start_up_is_told_at_the_opening(
+    autojump_clock: trio.abc.Clock,
+) -> None:
+    # C refuses to say ready at once (three bad lines): the others hear of it at the start-up
+    # deadline, not at the moment C gave up
+    seated = dict(zip(SEATS, bots(), strict=True))
+    seated["C"] = FakeBot(hello=lambda hello: [b"no\n", b"no\n", b"no\n"])
+    opened = trio.current_time()
+    run = await play_match(
+        seated, settings(seed=5, move_timeout=MOVE, startup_timeout=STARTUP, pace=True)
+    )
+    assert run.outcome.end == "forfeit" and run.outcome.forfeit is not None
+    assert run.outcome.forfeit.seat == "C"
+    ends = _arrivals(run.bots, MatchEnd)
+    assert ends and all(when == pytest.approx(opened + STARTUP) for when in ends), ends
