@@ -31,7 +31,7 @@ import msgspec
 
 from referee.record.sandbox import Layer
 from referee.rules.tiles import SEATS
-from referee.sandbox import paths, private_root
+from referee.sandbox import paths, root_tree
 from referee.sandbox.layers import LAYERS
 from referee.sandbox.paths import unreadable_by_others
 from referee.sandbox.policy import SandboxPlan, plan
@@ -164,7 +164,7 @@ def _private_root(program: list[str], full: SandboxPlan, rounds: int) -> Private
         first.append(_start(program, private))
         without.append(_start(program, full))
     allowed = [*map(Path, paths.SYSTEM), paths.PACKAGE, *private.readable.get("A", [])]
-    tree = private_root.tree(allowed, private.secrets)
+    tree = root_tree.tree(allowed, private.secrets)
     return PrivateRoot(
         first_start_ms=(statistics.median(first) - statistics.median(without)) * 1000 / 4,
         next_match_ms=_next_match(program, private, rounds),

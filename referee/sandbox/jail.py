@@ -38,7 +38,16 @@ from referee.errors import (
 )
 from referee.record.sandbox import Layer
 from referee.rules.tiles import Seat
-from referee.sandbox import cgroups, landlock, libc, paths, private_root, scratch, seccomp
+from referee.sandbox import (
+    cgroups,
+    landlock,
+    libc,
+    paths,
+    private_root,
+    root_tree,
+    scratch,
+    seccomp,
+)
 from referee.sandbox.machine import MOUNTED
 from referee.sandbox.namespaces import OVERHEAD, SeatNamespaces
 from referee.sandbox.policy import SandboxPlan
@@ -101,7 +110,7 @@ def _seat_root(
 ) -> private_root.SeatRoot:
     """The seat's own root: what it may read (the referee's secrets left out), its devices,
     its scratch tmpfs at ``tmpdir``, mounted on ``scratch`` until the pivot."""
-    tree = private_root.tree(readable, plan.secrets)
+    tree = root_tree.tree(readable, plan.secrets)
     shown = [target for _, target in MOUNTED if not target.startswith("/proc/")]
     return private_root.SeatRoot(tree, str(scratch), str(tmpdir), shown, paths.DEVICES)
 

@@ -49,10 +49,6 @@ from typing import Final
 from referee.sandbox import libc as mounts
 from referee.sandbox import private_root
 from referee.sandbox.libc import (
-    AT_FDCWD,
-    AT_RECURSIVE,
-    MOUNT_ATTR_RDONLY,
-    MOUNT_SETATTR,
     MS_BIND,
     MS_NODEV,
     MS_NOEXEC,
@@ -98,15 +94,7 @@ _HELD: Final = {
 }  # fmt: skip
 
 libc.unshare.argtypes = [ctypes.c_int]
-libc.mount.argtypes = [ctypes.c_char_p] * 3 + [ctypes.c_ulong, ctypes.c_char_p]
-libc.umount2.argtypes = [ctypes.c_char_p, ctypes.c_int]
 libc.signal.argtypes = [ctypes.c_int, ctypes.c_void_p]  # looked up here, never after a fork
-
-
-class _MountAttr(ctypes.Structure):
-    _fields_ = [(name, ctypes.c_uint64) for name in ("attr_set", "attr_clr", "propagation")] + [
-        ("userns_fd", ctypes.c_uint64)
-    ]
 
 
 def _write(path: str, text: str) -> None:
@@ -126,16 +114,6 @@ def _unshare(uid: int, gid: int) -> tuple[int, int]:
     _write("/proc/self/uid_map", f"{inside_uid} {uid} 1\n")
     _write("/proc/self/gid_map", f"{inside_gid} {gid} 1\n")
     return inside_uid, inside_gid
-
-
-def _read_only_everywhere(attr: _MountAttr) -> None:
-    """Every mount of this mount namespace read-only (``mount_setattr``, Linux 5.12)."""
-    check(
-        libc.syscall(
-            MOUNT_SETATTR, AT_FDCWD, b"/", AT_RECURSIVE, ctypes.byref(attr), ctypes.sizeof(attr)
-        ),
-        "read-only mounts",
-    )
 
 
 def _keep_only(*keep: int) -> None:
@@ -184,7 +162,6 @@ class SeatNamespaces:
         self.hidden = [(str(path).encode(), path.is_dir()) for path in hidden if path.exists()]
         #: An empty file beside the seats' directories, which no seat may open.
         self.blank = str(directory.parent / BLANK).encode()
-        self._read_only = _MountAttr(attr_set=MOUNT_ATTR_RDONLY)
         #: What the seat sees of the machine (``machine.view``), bound over the machine's.
         self.view = [
             (str(view / source).encode(), target.encode())
@@ -220,7 +197,7 @@ class SeatNamespaces:
             root.build(inside_uid, inside_gid)
             self._mount(root.inside(self.scratch.encode()))
         else:
-            _read_only_everywhere(self._read_only)
+            mounts.read_only_mounts(b"/")
             for path, is_directory in self.hidden:
                 if is_directory:
                     hidden = libc.mount(b"none", path, b"tmpfs", MS_RDONLY, b"size=4k")
@@ -390,7 +367,7 @@ def probe() -> tuple[str | None, str | None]:
                 os.setresuid(spare, spare, spare)
                 check(libc.prctl(_PR_SET_DUMPABLE, 1, 0, 0, 0), "dumpable")
             _unshare(os.geteuid(), os.getegid())
-            _read_only_everywhere(_MountAttr(attr_set=MOUNT_ATTR_RDONLY))
+            mounts.read_only_mounts(b"/")
             check(libc.mount(b"none", b"/tmp", b"tmpfs", 0, b"size=4k"), "mount a tmpfs")
         except OSError as exc:
             os.write(2, (exc.strerror or str(exc)).encode())

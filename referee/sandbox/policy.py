@@ -23,7 +23,7 @@ import msgspec
 from referee.errors import SandboxRefused
 from referee.record.sandbox import Layer, SandboxReport
 from referee.rules.tiles import SEATS, Seat
-from referee.sandbox import machine, paths, private_root, resident
+from referee.sandbox import machine, paths, resident, root_tree
 from referee.sandbox.layers import REQUIRED, available, held_by, is_root
 from referee.settings import MatchLimits, SandboxSettings
 
@@ -144,7 +144,7 @@ def plan(
     for seat, kept in seats.items():
         if Layer.PRIVATE_ROOT in kept:
             allowed = [*map(Path, paths.SYSTEM), paths.PACKAGE, *readable.get(seat, [])]
-            too_many = private_root.fits(allowed, secrets)
+            too_many = root_tree.fits(allowed, secrets)
             if too_many is not None:
                 kept.remove(Layer.PRIVATE_ROOT)
                 off[f"{Layer.PRIVATE_ROOT} {seat}"] = too_many

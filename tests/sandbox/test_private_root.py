@@ -24,7 +24,7 @@ from referee.record.log import read_log
 from referee.record.sandbox import Layer
 from referee.record.verify import verify
 from referee.rules.tiles import SEATS
-from referee.sandbox import policy, private_root
+from referee.sandbox import policy, root_tree
 from referee.sandbox.layers import available
 from referee.sandbox.policy import plan
 from referee.sandbox.seats import MatchJails
@@ -277,7 +277,7 @@ def test_a_root_holds_the_loaders_path_the_links_to_its_files_and_no_secret(
     python = os.path.realpath(SYSTEM_PYTHON)
     interpreter = _interpreter(python)
     allowed = [python, own, *([os.path.realpath(interpreter)] if interpreter else [])]
-    tree = private_root.tree(allowed, excluded=[own / "data"])
+    tree = root_tree.tree(allowed, excluded=[own / "data"])
     files, links = set(tree.files), dict(tree.links)
     assert python.encode() in files and f"{own}/bot.py".encode() in files
     assert links[f"{own}/link".encode()] == b"bot.py"  # a link again, its target unchanged
@@ -287,10 +287,10 @@ def test_a_root_holds_the_loaders_path_the_links_to_its_files_and_no_secret(
         assert _reaches(interpreter, set(tree.directories), links)
     # The listing is remembered, and made again when a directory in it changes (looked at
     # once a second at the most: a match's seats, planned and started, look once).
-    assert private_root.tree(allowed, excluded=[own / "data"]) is tree
-    monkeypatch.setattr(private_root, "TRUSTED", 0.0)
+    assert root_tree.tree(allowed, excluded=[own / "data"]) is tree
+    monkeypatch.setattr(root_tree, "TRUSTED", 0.0)
     (own / "more.py").write_text("pass")
-    again = private_root.tree(allowed, excluded=[own / "data"])
+    again = root_tree.tree(allowed, excluded=[own / "data"])
     assert f"{own}/more.py".encode() in again.files
 
 
@@ -324,7 +324,7 @@ def test_a_root_past_its_bound_is_refused_for_that_seat(
     many.mkdir()
     for index in range(30):
         (many / str(index)).write_text("")
-    monkeypatch.setattr(private_root, "MOST_ENTRIES", 20)
-    assert private_root.tree([many], ()).too_large
-    said = private_root.fits([many], ())
+    monkeypatch.setattr(root_tree, "MOST_ENTRIES", 20)
+    assert root_tree.tree([many], ()).too_large
+    said = root_tree.fits([many], ())
     assert said is not None and "20" in said and "/usr/bin/python3" in said
