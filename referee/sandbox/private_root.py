@@ -14,7 +14,7 @@ at the same path, an empty ``/proc`` and the mount points of its view of the mac
 lookup then lands in directories no other seat reaches; the files are the machine's (the same
 inodes: the page cache, which ``resident`` holds, stays shared).
 
-The referee lists what a seat may read, once per allow-list (``tree``: a tournament starts
+The referee lists what a seat may read, once per allow-list (``root_tree.tree``: a tournament starts
 many bots with the same list; the listing holds while no directory in it changes), never the
 child. The child (``SeatRoot``) only makes entries and mounts: the keeper builds the skeleton
 before it forks; the bot's process mounts its ``/proc`` and view inside it (a new ``/proc``
