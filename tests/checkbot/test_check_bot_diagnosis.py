@@ -157,18 +157,17 @@ def test_a_limit_too_low_is_named_with_the_least_that_lets_the_bot_start(
     assert startup_of(report) == "failed"
     diagnosis = report.diagnosis
     assert diagnosis is not None and diagnosis.cause == "limit", diagnosis
-    # the least doubling that lets it start; one more on a loaded machine, where a start at
-    # the edge of the bound can be slow enough to miss the start-up limit
+    # the least doubling that lets it start; one more on a loaded machine, where what the
+    # kernel charges the seat's group besides the bot's own memory (page cache) varies
     assert diagnosis.fix.startswith((f"{option} {raised} ", f"{option} {raised * 2} ")), (
         diagnosis.fix
     )
+    advised = int(diagnosis.fix.split()[1])
+    field = "memory_mb" if option == "--memory-limit" else "max_processes"
     fixed = checked(
-        python(NEEDY, *need),
-        limits=msgspec.structs.replace(
-            limits, **{"memory_mb" if option == "--memory-limit" else "max_processes": raised}
-        ),
+        python(NEEDY, *need), limits=msgspec.structs.replace(limits, **{field: advised})
     )
-    assert startup_of(fixed) == "passed"
+    assert startup_of(fixed) == "passed"  # the advice works
 
 
 def test_a_library_left_out_is_named_by_its_file_with_and_without_a_diagnosis(

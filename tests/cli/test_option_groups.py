@@ -29,6 +29,8 @@ PLAYING: dict[tuple[str, ...], set[str]] = {
     ("check-bot",): set(),
     ("league", "init"): set(),
     ("ask",): {
+        "pace",
+        "freeze_idle",
         "time_bank",
         "max_rejections",
         "on_fault",
