@@ -128,6 +128,7 @@ def tournament_command(
             alpha=alpha,
             beta=beta,
             report=report,
+            final=final,
             **_running_and_sandbox(running, limits, sandbox),
         )
         outcome = run(configure(given, config, resume), shown, partial(_report, err=shown.err))

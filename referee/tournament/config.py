@@ -20,7 +20,13 @@ from referee.rules.deal import check_seed
 from referee.running.executors import default_jobs
 from referee.running.jobs import Entrant
 from referee.running.results import Format, TournamentSettings, read_results
-from referee.settings import MatchLimits, SandboxMode, SandboxSettings
+from referee.settings import (
+    FINAL_LIMITS,
+    FINAL_SANDBOX,
+    MatchLimits,
+    SandboxMode,
+    SandboxSettings,
+)
 from referee.tournament.plan import check_entrants
 from referee.tournament.standings import Sprt
 
@@ -55,6 +61,9 @@ class TournamentOptions(msgspec.Struct, kw_only=True, forbid_unknown_fields=True
     sandbox_env: list[str] = msgspec.field(default_factory=list)
     sandbox_private_root: bool | None = None
     fresh_bots: bool = False
+    #: A final on one machine (``--final``): the limits and sandbox of ``FINAL_LIMITS`` and
+    #: ``FINAL_SANDBOX``, fresh bots.
+    final: bool = False
     report: bool = False
 
 
@@ -125,13 +134,19 @@ def configure(
         raise TournamentError("give the number of deal seeds: --seeds N (N >= 1)")
     results = Path(_first(given.results, config.results, DEFAULT_RESULTS))
     seed = _seed(_first(given.seed, config.seed), results, resume)
+    final = given.final or config.final
+    match = (
+        _final_match({**config.match, **given.match}) if final else {**config.match, **given.match}
+    )
     try:
-        limits = msgspec.convert({**config.match, **given.match}, MatchLimits)
+        limits = msgspec.convert(match, MatchLimits)
     except msgspec.ValidationError as exc:
         raise TournamentError(f"match options: {exc}") from None
     alpha = _probability("alpha", _first(given.alpha, config.alpha, 0.05))
     beta = _probability("beta", _first(given.beta, config.beta, 0.05))
     sandbox = _sandbox(given, config)
+    if final:
+        sandbox = _final_sandbox(sandbox)
     return TournamentConfig(
         settings=TournamentSettings(
             entrants=entrants, seeds=seeds, seed=seed, format=fmt, limits=limits
@@ -142,7 +157,7 @@ def configure(
         dask=dask,
         sprt=sprt_of(_first(given.sprt, config.sprt), alpha, beta, len(entrants)),
         sandbox=sandbox,
-        warm=not (given.fresh_bots or config.fresh_bots),
+        warm=not (given.fresh_bots or config.fresh_bots or final),
         report=given.report or config.report,
         resume=resume,
     )
@@ -170,6 +185,26 @@ def _probability(name: str, value: float) -> float:
     if not 0 < value < 1:  # NaN too
         raise TournamentError(f"--{name} {value}: a probability between 0 and 1, e.g. 0.05")
     return value
+
+
+def _final_match(match: dict[str, Any]) -> dict[str, Any]:
+    """A final's match limits over those given; ``TournamentError`` for one that says
+    otherwise."""
+    for field, value in FINAL_LIMITS.items():
+        if match.get(field, value) != value:
+            raise TournamentError(
+                f"final: match option {field} = {match[field]!r}, but a final plays with"
+                f" {field} = {value!r}: leave it out"
+            )
+    return {**match, **FINAL_LIMITS}
+
+
+def _final_sandbox(sandbox: SandboxSettings) -> SandboxSettings:
+    """A final's sandbox: ``strict`` and a root of its own per seat; any other mode asked
+    for is refused (``auto``, the default, is taken as not asked)."""
+    if sandbox.mode not in ("auto", FINAL_SANDBOX["mode"]):
+        raise TournamentError(f"final: sandbox {sandbox.mode!r}, but a final plays strict")
+    return msgspec.structs.replace(sandbox, **FINAL_SANDBOX)
 
 
 def _sandbox(given: TournamentOptions, config: TournamentOptions) -> SandboxSettings:

@@ -22,7 +22,12 @@ from referee.running.executors import default_jobs
 from referee.running.jobs import Entrant
 from referee.running.results import ResultsFile, read_results
 from referee.settings import MatchLimits, SandboxSettings
-from referee.tournament.config import TournamentOptions, configure, read_options
+from referee.tournament.config import (
+    TournamentError,
+    TournamentOptions,
+    configure,
+    read_options,
+)
 from referee.tournament.plan import plan
 from referee.tournament.standings import Sprt
 
@@ -245,3 +250,27 @@ def test_bad_configs_exit_2_with_one_line(
     assert status == 2, f"exit status {status}: {last[0]}"
     assert stderr.startswith("referee: ") and len(stderr.splitlines()) == 1, stderr
     assert word in stderr
+
+
+def test_a_final_in_the_file_plays_paced_frozen_strict_and_fresh(tmp_path: Path) -> None:
+    config = tmp_path / "final.toml"
+    config.write_text("seeds = 1\nfinal = true\n" + _bot_table("a", "b"))
+    configured = configure(TournamentOptions(), config)
+    limits = configured.settings.limits
+    assert (limits.pace, limits.freeze_idle, limits.time_bank) == (True, True, 0.0)
+    assert configured.sandbox == SandboxSettings(mode="strict", private_root=True)
+    assert not configured.warm
+
+
+@pytest.mark.parametrize(
+    ("line", "said"),
+    [
+        ("[match]\ntime_bank = 5.0\n", "final: match option time_bank = 5.0"),
+        ('sandbox = "off"\n', "final: sandbox 'off', but a final plays strict"),
+    ],
+)
+def test_a_final_refuses_what_says_otherwise(tmp_path: Path, line: str, said: str) -> None:
+    config = tmp_path / "final.toml"
+    config.write_text("seeds = 1\nfinal = true\n" + line + _bot_table("a", "b"))
+    with pytest.raises(TournamentError, match=said):
+        configure(TournamentOptions(), config)
