@@ -15,7 +15,7 @@ from referee.cli.options import fail
 
 
 class CacheMedium(StrEnum):
-    """``referee.bench.cache_channel.MEDIA`` (a test holds them equal: that module is too
+    """``referee.bench.channels.cache.MEDIA`` (a test holds them equal: that module is too
     heavy to import for ``--help``; so for the two below)."""
 
     pages = "pages"
@@ -23,7 +23,7 @@ class CacheMedium(StrEnum):
 
 
 class CacheVariant(StrEnum):
-    """``referee.bench.cache_channel.VARIANTS``."""
+    """``referee.bench.channels.cache.VARIANTS``."""
 
     off = "off"
     before = "before"
@@ -33,7 +33,7 @@ class CacheVariant(StrEnum):
 
 
 class CacheScenario(StrEnum):
-    """``referee.bench.cache_channel.SCENARIOS``."""
+    """``referee.bench.channels.cache.SCENARIOS``."""
 
     partners = "partners"
     legs = "legs"
@@ -192,7 +192,7 @@ def bench_cache(
     the legs of a pair, with the sandbox off and as the referee plays (about a minute)."""
     import os
 
-    from referee.bench import cache_channel
+    from referee.bench.channels import cache as cache_channel
 
     if CacheVariant.forget in (variant or []) and os.geteuid() != 0:
         raise fail("--variant forget needs root (to drop the lookup caches)")
@@ -235,7 +235,7 @@ def bench_league(
 
 
 class Channel(StrEnum):
-    """``referee.bench.channels.ROW_KEYS``."""
+    """``referee.bench.channels.measure.ROW_KEYS``."""
 
     timing = "timing"
     names = "names"
@@ -247,7 +247,7 @@ class Channel(StrEnum):
 
 
 class ChannelVariant(StrEnum):
-    """``referee.bench.channels.VARIANTS``."""
+    """``referee.bench.channels.measure.VARIANTS``."""
 
     before = "before"
     closed = "closed"
@@ -306,7 +306,8 @@ def bench_channels(
         raise typer.Exit(nobody.run(*words))
     import json
 
-    from referee.bench import channel_report, channels
+    from referee.bench.channels import measure as channels
+    from referee.bench.channels import report as channel_report
     from referee.terminal.tables import people_console, print_table
 
     keys = [c.value for c in channel] if channel else list(channels.ROW_KEYS)

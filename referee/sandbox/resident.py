@@ -4,7 +4,7 @@ A bot cannot ask whether a page is cached (seccomp refuses ``mincore``, ``fadvis
 ``readahead``, ``cachestat`` and ``RWF_NOWAIT``), but it can time a read: a page in memory
 answers in about a microsecond, one from the disk in tens or hundreds of them. A bot that
 reads chosen pages leaves marks that a partner, or the same entrant in the other leg of a
-duplicate pair, reads back by timing the same pages (``referee/bench/cache_channel_bot.py``
+duplicate pair, reads back by timing the same pages (``referee/bench/channels/cache_bot.py``
 passes a whole hand so). Resident is not enough: the kernel's LRU state of a cached page
 changes at its first reads too (referenced, then active), and a first read of a page that
 nobody read since it was cached takes about 0.3 µs longer — enough to pass a hand again.

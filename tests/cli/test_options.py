@@ -10,7 +10,7 @@ import pytest
 import typer.main
 from typer.testing import CliRunner
 
-from referee.bench.cache_channel import MEDIA, SCENARIOS, VARIANTS
+from referee.bench.channels.cache import MEDIA, SCENARIOS, VARIANTS
 from referee.cli import app, exits
 from referee.cli.bench import CacheMedium, CacheScenario, CacheVariant
 from referee.cli.groups import bounds, choices, limit_options, sandbox_options

@@ -182,10 +182,10 @@ def test_schema_checks_the_shipped_copies_and_writes_only_where_told(
 
 
 def test_bench_cache_runs_its_channel_bots_from_the_wheel(installed: Installed) -> None:
-    """The channel's bots are the package's (``referee/bench/cache_channel_bot.py``, the
+    """The channel's bots are the package's (``referee/bench/channels/cache_bot.py``, the
     bundled random bot), not the clone's ``tests/``."""
     package = installed.where("referee.__file__").parent
-    module = "__import__('referee.bench.cache_channel', fromlist=['BOT'])"
+    module = "__import__('referee.bench.channels.cache', fromlist=['BOT'])"
     for bot in (installed.where(f"{module}.BOT"), installed.where(f"{module}.RANDOM_BOT")):
         assert package in bot.parents and bot.is_file(), bot
     done = installed.run(

@@ -3,7 +3,7 @@ with the sandbox off the channel must carry it (the control: the attack is real)
 page a bot may read pinned before each match (``referee.sandbox.resident.warm``), leg 2 of a
 duplicate pair must learn nothing of leg 1's hand.
 
-``referee.bench.cache_channel`` measures the same in bits per match, over many hands, for
+``referee.bench.channels.cache`` measures the same in bits per match, over many hands, for
 partners live in one match too. Each test here is one hand: a few matches of four bots.
 """
 
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from referee.bench.cache_channel import Bench, Result
+from referee.bench.channels.cache import Bench, Result
 from referee.sandbox import resident
 from referee.sandbox.layers import available
 

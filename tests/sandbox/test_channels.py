@@ -1,4 +1,4 @@
-"""Covert channels between partners, one hostile pair each (``referee.bench.channel_bot``:
+"""Covert channels between partners, one hostile pair each (``referee.bench.channels.bot``:
 the sender in A, the receiver in C, random bots in B and D), a hand or a few at a short move
 timeout: each channel carries the hand with its closing layer off (the control: the attack is
 real) and reads nothing with it on. ``referee bench channels`` measures the same in bits per
@@ -16,9 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from referee.bench import channel_helper, channel_report, channels
-from referee.bench.channel_score import Trial
-from referee.bench.channels import ROWS, Bench, Cell
+from referee.bench.channels import helper as channel_helper
+from referee.bench.channels import measure as channels
+from referee.bench.channels import report as channel_report
+from referee.bench.channels.measure import ROWS, Bench, Cell
+from referee.bench.channels.score import Trial
 from referee.cli.bench import Channel, ChannelVariant
 from referee.sandbox.layers import available
 

@@ -1,4 +1,4 @@
-"""The Flush+Reload helper of ``channel_bot.py --medium cache``: a small static C program,
+"""The Flush+Reload helper of ``bot.py --medium cache``: a small static C program,
 built with gcc at the bench's start (its source is here, so that it travels in the wheel).
 
 Its read-only data is 216 pages, one cache line used in each: two groups of three per bit of

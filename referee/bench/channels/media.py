@@ -1,4 +1,4 @@
-"""The media of ``channel_bot.py``: how a sender marks what it holds and its partner reads it,
+"""The media of ``bot.py``: how a sender marks what it holds and its partner reads it,
 for each covert channel ``referee bench channels`` measures. Standard library only: it runs in
 a seat, under the seat's own Python.
 

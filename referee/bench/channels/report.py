@@ -9,8 +9,8 @@ from typing import Any
 
 from rich.table import Table
 
-from referee.bench import channel_score
-from referee.bench.channels import LIMIT, VARIANTS, Cell, Row
+from referee.bench.channels import score as channel_score
+from referee.bench.channels.measure import LIMIT, VARIANTS, Cell, Row
 
 
 def _cell(cell: Cell | None) -> str:

@@ -1,5 +1,5 @@
 """A hostile pair of partner bots for ``referee bench channels``: ``--role send`` in one seat
-passes its hand through a covert ``--medium`` (``channel_media.py``, beside this), ``--role
+passes its hand through a covert ``--medium`` (``media.py``, beside this), ``--role
 receive`` in its partner's seat reads it and writes ``CHANNEL <medium> <28 of 0, 1 or ?>`` to
 stderr at the end of the hand (the referee keeps it beside the log), so the bench can compare
 it with the hand the log says the sender held. ``--silent`` is the control: a sender that
@@ -20,8 +20,8 @@ import time
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from referee.bench.cache_channel_bot import messages, say
-    from referee.bench.channel_media import (
+    from referee.bench.channels.cache_bot import messages, say
+    from referee.bench.channels.media import (
         TILES_ORDER,
         Contention,
         FlushReload,
@@ -32,8 +32,8 @@ if TYPE_CHECKING:
         vote,
     )
 else:  # in a seat: the modules beside this file, without the package
-    from cache_channel_bot import messages, say
-    from channel_media import (
+    from cache_bot import messages, say
+    from media import (
         TILES_ORDER,
         Contention,
         FlushReload,

@@ -1,7 +1,7 @@
 """How many bits of a hand a cache timing channel carries per match, between partners live
 in one match and from leg 1 to leg 2 of a duplicate pair, under each allow-list.
 
-The channel is a real pair of hostile bots (``cache_channel_bot.py``, beside this): the sender
+The channel is a real pair of hostile bots (``cache_bot.py``, beside this): the sender
 in seat A marks its hand's 28-bit mask in which pages of files it may read are cached; the
 receiver times one-byte reads of the same pages and writes what it decoded to its stderr.
 Partners: the receiver is seat C of the same match and reads once the bidding is over.
@@ -45,8 +45,8 @@ from typing import Final
 import msgspec
 import trio
 
-from referee.bench import channel_score
-from referee.bench.channel_score import Trial
+from referee.bench.channels import score as channel_score
+from referee.bench.channels.score import Trial
 from referee.bundled import BOTS
 from referee.match.runner import run_match, stderr_path
 from referee.record.log import read_log
@@ -57,7 +57,7 @@ from referee.sandbox import paths, resident
 from referee.sandbox.policy import plan
 from referee.settings import MatchSettings, SandboxSettings
 
-BOT: Final = Path(__file__).resolve().with_name("cache_channel_bot.py")
+BOT: Final = Path(__file__).resolve().with_name("cache_bot.py")
 RANDOM_BOT: Final = BOTS / "random_bot.py"
 #: The whole-system part of the allow-list before issue 17.
 WHOLE_SYSTEM: Final = tuple(

@@ -2,7 +2,7 @@
 
 In a 42 tournament one entrant's bot sits in both seats of a partnership, so a bot that could
 signal its partner would play with four-handed information. Each row is a real hostile pair
-(``channel_bot.py``: the sender in seat A, the receiver in seat C, the bundled random bot in B
+(``bot.py``: the sender in seat A, the receiver in seat C, the bundled random bot in B
 and D; every bot on a Python other users can run, so that as root each seat has a uid of its
 own), one hand a match, a new random deal each. A row is measured under four variants,
 interleaved hand by hand so that a noisy moment hits them all:
@@ -34,9 +34,9 @@ from typing import Any, Final
 import msgspec
 import trio
 
-from referee.bench import channel_helper
-from referee.bench.cache_channel import python
-from referee.bench.channel_score import UNKNOWN, Trial
+from referee.bench.channels import helper as channel_helper
+from referee.bench.channels.cache import python
+from referee.bench.channels.score import UNKNOWN, Trial
 from referee.bundled import BOTS
 from referee.errors import SandboxRefused
 from referee.match.runner import run_match, stderr_path
@@ -48,7 +48,7 @@ from referee.sandbox.layers import is_root
 from referee.sandbox.policy import SandboxPlan, plan
 from referee.settings import FINAL_LIMITS, FINAL_SANDBOX, MatchSettings, SandboxSettings
 
-BOT: Final = Path(__file__).resolve().with_name("channel_bot.py")
+BOT: Final = Path(__file__).resolve().with_name("bot.py")
 RANDOM_BOT: Final = BOTS / "random_bot.py"
 VARIANTS: Final = ("before", "closed", "final", "control")
 #: Seconds a bot has to start: paced, every match waits this long before its first deal.
