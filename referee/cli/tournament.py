@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Final, cast
@@ -112,9 +111,8 @@ def tournament_command(
     from referee.tournament.driver import run
     from referee.tournament.terminal_output import JsonOutput, TerminalOutput
 
-    if final:
+    if final:  # the options given checked and the expansion said; configure applies it
         limits, sandbox = final_configuration(limits, sandbox, fresh=True)
-        running = dataclasses.replace(running, fresh_bots=True)
     shown = JsonOutput() if output.json else TerminalOutput()
     try:
         given = TournamentOptions(
