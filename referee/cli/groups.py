@@ -30,8 +30,10 @@ from typing import (
     get_type_hints,
 )
 
+import click
 import msgspec
 import typer
+import typer.core
 
 from referee.cli.options import fail, seconds
 from referee.settings import (
@@ -67,10 +69,27 @@ class OptionGroup:
     fields: dict[str, str] = dataclasses.field(default_factory=dict)
 
 
+#: Options whose value may be left out, and the value they take then (``--seats-apart``
+#: alone means ``--seats-apart=hosts``), by parameter name: typer cannot say it itself.
+OPTIONAL_VALUES: Final = {"seats_apart": "hosts"}
+
+
+class OptionalValues(typer.core.TyperCommand):
+    """A command whose ``OPTIONAL_VALUES`` options may be given without their value."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for param in self.params:
+            if isinstance(param, click.Option) and param.name in OPTIONAL_VALUES:
+                param.flag_value = OPTIONAL_VALUES[param.name]
+                param._flag_needs_value = True
+
+
 class Typer(typer.Typer):
     """typer's application, whose commands may take option groups."""
 
     def command(self, *args: Any, **kwargs: Any) -> Callable[[Command], Command]:
+        kwargs.setdefault("cls", OptionalValues)
         register = super().command(*args, **kwargs)
 
         def decorate(function: Command) -> Command:
@@ -295,6 +314,13 @@ RUNNING_PANEL: Final = "Running"
 OUTPUT_PANEL: Final = "Output"
 
 
+class SeatsApart(StrEnum):
+    """Where a match's seats may run under ``--seats-apart``."""
+
+    HOSTS = "hosts"
+    WORKERS = "workers"
+
+
 @dataclass(frozen=True)
 class Running:
     """How many matches at once, and where (``tournament``, ``league run``)."""
@@ -302,8 +328,44 @@ class Running:
     #: None: not given (one per core, or a tournament's file says).
     jobs: int | None
     dask: str | None
+    seats_apart: SeatsApart | None
     fresh_bots: bool
 
+
+@dataclass(frozen=True)
+class Cluster:
+    """Where one match's seats run (``match``): here, or apart on a Dask cluster."""
+
+    dask: str | None
+    seats_apart: SeatsApart | None
+
+
+_DASK: Final = _option(
+    "dask",
+    str | None,
+    None,
+    typer.Option(
+        metavar="ADDRESS",
+        help="Run on a Dask cluster: a scheduler address, or 'local' to start one on this machine.",
+        rich_help_panel=RUNNING_PANEL,
+    ),
+)
+_SEATS_APART: Final = _option(
+    "seats_apart",
+    SeatsApart | None,
+    None,
+    typer.Option(
+        "--seats-apart",
+        metavar="[hosts|workers]",
+        help="Run each seat of a match on a Dask worker of its own (needs --dask), partners"
+        " on different hosts; '--seats-apart=workers' allows one host, for trials. The referee"
+        " stays here and keeps the clock.",
+        rich_help_panel=RUNNING_PANEL,
+        show_default=False,
+    ),
+)
+
+CLUSTER: Final = OptionGroup((_DASK, _SEATS_APART), lambda values: Cluster(**values))
 
 RUNNING: Final = OptionGroup(
     (
@@ -315,16 +377,8 @@ RUNNING: Final = OptionGroup(
                 min=1, help="Matches at once. Default: one per core.", rich_help_panel=RUNNING_PANEL
             ),
         ),
-        _option(
-            "dask",
-            str | None,
-            None,
-            typer.Option(
-                metavar="ADDRESS",
-                help="Run on a Dask cluster: a scheduler address, or 'local' to start one.",
-                rich_help_panel=RUNNING_PANEL,
-            ),
-        ),
+        _DASK,
+        _SEATS_APART,
         _option(
             "fresh_bots",
             bool,

@@ -21,6 +21,8 @@ if TYPE_CHECKING:
 from referee.cli.app import app
 from referee.cli.foreground import in_foreground
 from referee.cli.groups import (
+    CLUSTER,
+    Cluster,
     FinalOption,
     Given,
     Output,
@@ -56,12 +58,13 @@ def match_command(
     limits: Annotated[Given, limit_options()],
     sandbox: Annotated[Given, sandbox_options()],
     final: FinalOption = False,
+    cluster: Annotated[Cluster, CLUSTER],
     output: Annotated[Output, output_options("the outcome", log=True, debug=True)],
 ) -> None:
     """Play one match between four bot programs and write its replay log.
 
     Exits 0 whenever the match was played to its end, forfeits included; 2 for bad
-    arguments; 1 if the referee itself failed.
+    arguments; 1 if the referee itself failed, or a seat apart was lost (the match is void).
     """
 
     from referee.match.runner import random_seed, seat_commands
@@ -73,13 +76,31 @@ def match_command(
         commands = seat_commands(commands_given)
     except ValueError as exc:
         raise fail(str(exc)) from None
-    check_commands(commands)
+    if cluster.seats_apart is None and cluster.dask is not None:
+        raise fail(
+            "--dask plays a match with its seats apart: add --seats-apart (partners on"
+            " different hosts), or --seats-apart=workers for a trial on one host"
+        )
+    if cluster.seats_apart is not None and cluster.dask is None:
+        raise fail(
+            "--seats-apart needs a Dask cluster: give --dask ADDRESS, or --dask local for a"
+            " trial on this machine (with --seats-apart=workers)"
+        )
+    if cluster.dask is None:
+        check_commands(commands)  # apart: each worker is asked (they run the bots)
     if final:
         limits, sandbox = final_configuration(limits, sandbox)
     match_seed = random_seed() if seed is None else seed
     assert 0 <= match_seed <= MAX_SEED
     settings = MatchSettings(seed=match_seed, **limits)
     log_path = new_log(output.log)
+    if cluster.dask is not None and cluster.seats_apart is not None:
+        from referee.cli.apart import play_match_apart
+
+        play_match_apart(
+            cluster.dask, cluster.seats_apart, settings, commands, log_path, sandbox, output
+        )
+        return
     try:
         plan = sandbox_plan(sandbox, settings, commands, [log_path.parent])
     except typer.Exit:

@@ -56,7 +56,9 @@ class Clock:
         if seat.seat not in self.untimed:
             overrun = max(0.0, elapsed - self.move_timeout)
             seat.bank = max(0.0, seat.bank - overrun)
-        return Timing(latency_ms=elapsed * 1000, bank_ms=seat.bank * 1000)
+        relay = seat.connection.relay if seat.connection is not None else None
+        relay_ms = relay.take() if relay is not None else None
+        return Timing(latency_ms=elapsed * 1000, bank_ms=seat.bank * 1000, relay_ms=relay_ms)
 
 
 def time_left_ms(deadline: float) -> int:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 from types import TracebackType
-from typing import Final
+from typing import Final, Protocol
 
 import trio
 
@@ -32,6 +32,13 @@ _INPUT_CLOSED: Final = (
 )
 
 
+class Relay(Protocol):
+    """What a seat relayed from another machine says of each decision: the relay's share of
+    its time, in milliseconds (``referee.apart.bot.RelayMeter``)."""
+
+    def take(self) -> float | None: ...
+
+
 class BotConnection:
     """Lines to and from one bot over a send stream and a receive stream.
 
@@ -47,8 +54,11 @@ class BotConnection:
         receive_stream: trio.abc.ReceiveStream,
         max_line_bytes: int,
         trace: WireTrace | None = None,
+        relay: Relay | None = None,
     ) -> None:
         self.seat = seat
+        #: A seat on another machine: the relay's share of each decision's time.
+        self.relay = relay
         self._send_stream = send_stream
         self._receive_stream = receive_stream
         self._send_pipe = send_stream if isinstance(send_stream, trio.lowlevel.FdStream) else None

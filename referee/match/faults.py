@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Collection
 from typing import Literal
 
-from referee.errors import BotCrashed, BotFault, BotNotReading, Resigned
+from referee.errors import BotCrashed, BotFault, BotNotReading, BotTimeout, Resigned
 from referee.match.seat import SeatState
 from referee.rules.actions import Action
 from referee.rules.tiles import Seat
@@ -32,7 +32,7 @@ def people_resign(explain: Explain | None, people: Collection[Seat]) -> Explain 
         return explain
 
     async def resigned(seat: Seat, fault: BotFault) -> BotFault:
-        if seat in people:
+        if seat in people and gone(fault):
             return Resigned(f"the person playing {seat} left the match")
         return fault if explain is None else await explain(seat, fault)
 
@@ -40,8 +40,10 @@ def people_resign(explain: Explain | None, people: Collection[Seat]) -> Explain 
 
 
 async def explained(explain: Explain | None, seat: Seat, fault: BotFault) -> BotFault:
-    """A bot that went away (crashed, stopped reading) is charged precisely."""
-    if explain is None or not gone(fault):
+    """A bot that went away (crashed, stopped reading) is charged precisely; a timeout is
+    looked into too (a seat on another machine may have been lost, which is no bot's fault:
+    ``SeatLost`` is raised then)."""
+    if explain is None or not (gone(fault) or isinstance(fault, BotTimeout)):
         return fault
     return await explain(seat, fault)
 

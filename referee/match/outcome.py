@@ -58,6 +58,16 @@ class MatchOver(Exception):
         self.forfeit = forfeit
 
 
+class SeatLost(MatchOver):
+    """The referee lost its way to a seat's bot — the machine running it, or the connection
+    to it — which is no fault of the bot's: the match is void, and a competition plays it
+    again."""
+
+    def __init__(self, seat: Seat, detail: str) -> None:
+        super().__init__("void", f"seat {seat} was lost, no fault of its bot: {detail}")
+        self.seat = seat
+
+
 def forfeit(seat: Seat, fault: BotFault, what: str = "forfeits") -> MatchOver:
     """The end of a match that ``seat`` loses by ``fault``."""
     return MatchOver(

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, BinaryIO, Final
 import msgspec
 import trio
 
-from referee.errors import BotFault, BotStartFailed
+from referee.errors import BotCrashed, BotFault, BotNotReading, BotStartFailed
 from referee.files import private_file
 from referee.match.connection import BotConnection
 from referee.match.trace import LineSplitter, WireTrace
@@ -400,7 +400,10 @@ class BotProcess:
 
     async def explain(self, fault: BotFault) -> BotFault:
         """The fault a bot that went away is charged with: its sandbox bound when one stopped
-        it, else ``fault`` with how it ended and the last line of its stderr."""
+        it, else ``fault`` with how it ended and the last line of its stderr (a timeout is
+        left as it is: the bot is still there)."""
+        if not isinstance(fault, BotCrashed | BotNotReading):
+            return fault
         with trio.move_on_after(0.5):
             await self.process.wait()
         if self.process.returncode is not None:  # gone: its last words are on their way

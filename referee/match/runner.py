@@ -13,7 +13,7 @@ import signal
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from datetime import datetime
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import msgspec
 import trio
@@ -22,12 +22,13 @@ from referee import bundled
 from referee.errors import BotFault, BotStartFailed
 from referee.files import private_directory, private_file
 from referee.match.connection import BotConnection
-from referee.match.outcome import BotFailure, MatchOutcome
-from referee.match.process import BotProcess, StderrSink, StderrTail
-from referee.match.source import BotSource, FreshBots, give_back_all
+from referee.match.outcome import BotFailure, MatchOutcome, SeatLost
+from referee.match.process import StderrSink, StderrTail
+from referee.match.source import BotSource, FreshBots, Seated, give_back_all
 from referee.match.table import Table
 from referee.match.trace import WireTrace
 from referee.record.log import LogWriter
+from referee.record.records import Placement
 from referee.record.sandbox import Layer
 from referee.rules.tiles import SEATS, Seat
 from referee.sandbox import paths, resident
@@ -102,7 +103,7 @@ def seat_commands(commands: list[str]) -> dict[Seat, str]:
     raise ValueError(f"give four bot commands (A, B, C, D) or two (A+C, B+D), not {len(commands)}")
 
 
-async def _hold_pages(sandbox: SandboxPlan) -> None:
+async def hold_pages(sandbox: SandboxPlan) -> None:
     """Before any bot starts, every page its seat may read held in memory (``resident``):
     the first match of a process reads them (a quarter of a second for Debian's Python),
     later ones find them held."""
@@ -121,9 +122,10 @@ async def run_match(
     commands: dict[Seat, str],
     log_path: Path,
     sandbox: SandboxPlan | None = None,
-    source: BotSource | None = None,
+    source: BotSource[Any] | None = None,
     trace: WireTrace | None = None,
     people: Mapping[Seat, BotConnection] | None = None,
+    placement: Placement | None = None,
 ) -> MatchOutcome:
     """Seat the four bots, play the match, give every bot back; the log is ``log_path``.
 
@@ -133,11 +135,12 @@ async def run_match(
     (``--debug``) is told every line to and from each bot. ``people``: the seats a person
     plays, each through a connection in this process (its command is only what the log says
     of it); their decisions are untimed, and a person who closes the connection has
-    resigned."""
+    resigned. ``placement``: where each seat's bot runs when its source starts it on another
+    machine (``referee.apart``); the header records it."""
     people = people or {}
     if sandbox is None:
         sandbox = plan_sandbox(SandboxSettings(), settings, commands, [log_path.parent])
-    await _prepare(sandbox, log_path)
+    await _prepare(sandbox, log_path, held_here=placement is None)
     with private_file(log_path) as log_file:
         log = LogWriter(log_file)
         table: Table | None = None
@@ -157,6 +160,8 @@ async def run_match(
                     restart=bots.restart,
                     people=people.keys(),
                     idle=bots,
+                    placement=placement,
+                    lost=bots.lost,
                 )
                 outcome = await table.play()
             except BaseException as exc:
@@ -170,10 +175,12 @@ async def run_match(
     return msgspec.structs.replace(outcome, log=str(log_path), failures=failed)
 
 
-async def _prepare(sandbox: SandboxPlan, log_path: Path) -> None:
-    """Before any bot starts: its pages held, the log's folder private, and no stderr file of
-    a previous match under this log's name (it would mislead)."""
-    await _hold_pages(sandbox)
+async def _prepare(sandbox: SandboxPlan, log_path: Path, held_here: bool) -> None:
+    """Before any bot starts: its pages held (``held_here``: it runs on this machine), the
+    log's folder private, and no stderr file of a previous match under this log's name (it
+    would mislead)."""
+    if held_here:
+        await hold_pages(sandbox)
     private_directory(log_path.parent)
     for seat in SEATS:
         stderr_path(log_path, seat).unlink(missing_ok=True)
@@ -198,7 +205,7 @@ class _Bots:
         settings: MatchSettings,
         commands: dict[Seat, str],
         log_path: Path,
-        source: BotSource | None,
+        source: BotSource[Any] | None,
         trace: WireTrace | None,
         nursery: trio.Nursery,
     ) -> None:
@@ -208,9 +215,11 @@ class _Bots:
         self.source = source
         self.trace = trace
         self.nursery = nursery
-        self.processes: dict[Seat, BotProcess] = {}
+        self.processes: dict[Seat, Seated] = {}
         #: The stderr of a kept bot replaced in its match: its fault is the seat's first.
         self.replaced: dict[Seat, StderrSink] = {}
+        #: A seat lost before the match began (a bot on another machine): the match is void.
+        self.lost: SeatLost | None = None
 
     async def seat_all(
         self, sandbox: SandboxPlan, people: Mapping[Seat, BotConnection]
@@ -234,13 +243,16 @@ class _Bots:
             except BotStartFailed as exc:
                 failures[seat] = exc
                 continue
+            except SeatLost as exc:
+                self.lost = self.lost or exc
+                continue
             except OSError as exc:
                 failures[seat] = _no_sandbox(exc)
                 continue
             connections[seat] = self._seat(seat, bot)
         return connections, failures
 
-    def _seat(self, seat: Seat, bot: BotProcess) -> BotConnection:
+    def _seat(self, seat: Seat, bot: Seated) -> BotConnection:
         self.processes[seat] = bot
         if self.trace is not None:
             bot.trace = self.trace

@@ -13,7 +13,7 @@ from referee.match.clock import Clock
 from referee.match.connection import BotConnection
 from referee.match.exchange import Greeting
 from referee.match.faults import Explain, explained
-from referee.match.outcome import MatchOver, forfeit
+from referee.match.outcome import MatchOver, SeatLost, forfeit
 from referee.match.seat import SeatState
 from referee.record.log import LogWriter
 from referee.record.records import BotReady, Timing
@@ -74,9 +74,14 @@ class Startup:
         """Every seat ready, or ``MatchOver``: the seats are greeted concurrently, so one slow
         starter costs the others nothing."""
         readies: dict[Seat, tuple[Ready, float]] = {}
+        lost: list[SeatLost] = []
 
         async def greet(state: SeatState) -> None:
-            ready = await self._greet(state)
+            try:
+                ready = await self._greet(state)
+            except SeatLost as exc:  # raised after the greetings, not in their nursery
+                lost.append(exc)
+                return
             if ready is not None:
                 readies[state.seat] = ready
 
@@ -85,6 +90,8 @@ class Startup:
             for state in self.seats.values():
                 if state.dead is None:
                     nursery.start_soon(greet, state)
+        if lost:
+            raise lost[0]
         for seat, (ready, latency) in sorted(readies.items()):
             state = self.seats[seat]
             state.name, state.declared = ready.name, ready.matches

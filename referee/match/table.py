@@ -31,7 +31,7 @@ from referee.match.clock import Clock
 from referee.match.connection import BotConnection
 from referee.match.exchange import Decision
 from referee.match.faults import Explain, FaultPolicy, explained, gone, people_resign
-from referee.match.outcome import MatchOutcome, MatchOver, forfeit, told_detail
+from referee.match.outcome import MatchOutcome, MatchOver, SeatLost, forfeit, told_detail
 from referee.match.pacing import IdleSeats, Turns
 from referee.match.seat import SeatState
 from referee.match.startup import Restart, Startup
@@ -43,6 +43,7 @@ from referee.record.records import (
     GameForfeit,
     Header,
     MatchEndRecord,
+    Placement,
     Timing,
     game_digest,
 )
@@ -77,6 +78,8 @@ class Table:
         restart: Restart | None = None,
         people: Collection[Seat] = (),
         idle: IdleSeats | None = None,
+        placement: Placement | None = None,
+        lost: SeatLost | None = None,
     ) -> None:
         self.log = log
         self.sandbox = sandbox
@@ -115,7 +118,10 @@ class Table:
             timing=Timing(wall_time=0.0),
             sandbox=sandbox,
             people=sorted(people) if people else msgspec.UNSET,
+            placement=msgspec.UNSET if placement is None else placement,
         )
+        #: A seat lost before the match began (its worker): the match is void at once.
+        self.lost = lost
         self.startup = Startup(
             self.seats,
             log,
@@ -138,6 +144,8 @@ class Table:
         self.log.write(msgspec.structs.replace(self.header, timing=Timing(wall_time=time.time())))
         try:
             opening = self.clock.startup_deadline(trio.current_time())
+            if self.lost is not None:
+                raise self.lost
             try:
                 await self.startup.run()
             except MatchOver:  # a forfeit at start-up is told at the opening too, under pace
@@ -290,7 +298,7 @@ class Table:
 
         async def tell(state: SeatState, line: bytes) -> None:
             # The match is decided: a bot that cannot hear it changes nothing.
-            with contextlib.suppress(BotFault):
+            with contextlib.suppress(BotFault, SeatLost):
                 await state.bot.send(line, deadline)
                 state.delivered = True
 

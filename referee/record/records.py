@@ -42,6 +42,9 @@ class Timing(msgspec.Struct, frozen=True, forbid_unknown_fields=True, omit_defau
     wall_time: float | None = None
     #: Milliseconds left in the seat's time bank after this decision.
     bank_ms: float | None = None
+    #: Milliseconds of ``latency_ms`` spent relaying the lines to and from a bot on another
+    #: machine (``--seats-apart``): the referee's round trip less the bot's time on its host.
+    relay_ms: float | None = None
 
 
 # -- the canonical game record --------------------------------------------------------------
@@ -120,6 +123,23 @@ def game_digest(record: GameRecord) -> str:
 # -- replay log records ---------------------------------------------------------------------
 
 
+class SeatPlace(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """Where a seat's bot ran under ``--seats-apart``: its Dask worker, the worker's host name
+    and its kernel's boot id (two seats with the same one shared a machine and its kernel)."""
+
+    worker: str
+    host: str
+    kernel: str
+
+
+class Placement(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """How a match's seats were placed on a cluster: ``hosts``, partners on different
+    machines; ``workers``, each seat on a worker of its own, one machine allowed (a trial)."""
+
+    apart: Literal["hosts", "workers"]
+    seats: dict[Seat, SeatPlace]
+
+
 class Header(_Record, frozen=True, tag="header"):
     """First record: versions, the seed, the bot commands and the limits (which a person's
     seat, named in ``people``, does not play under)."""
@@ -146,6 +166,9 @@ class Header(_Record, frozen=True, tag="header"):
         ]
         | msgspec.UnsetType
     ) = msgspec.UNSET
+    #: Where each seat's bot ran, when the seats were placed on machines of their own
+    #: (``--seats-apart``); absent otherwise (and in older logs).
+    placement: Placement | msgspec.UnsetType = msgspec.UNSET
 
 
 class BotReady(_Record, frozen=True, tag="ready"):

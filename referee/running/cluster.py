@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import os
 import socket
-from typing import Final
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any, Final
 
 from referee.match.commands import problem
 
@@ -74,3 +76,36 @@ def check_workers(address: str, commands: dict[str, str]) -> str | None:
             " commands are relative to"
         )
     return None
+
+
+@contextmanager
+def connected(address: str, local_workers: int) -> Iterator[Any]:
+    """A Dask client of the cluster at ``address`` (its comm and security as Dask's
+    configuration says: TLS certificates, for one), or of a ``LocalCluster`` of
+    ``local_workers`` worker processes when ``address`` is ``"local"``; ``ClusterError``
+    when the scheduler cannot be reached."""
+    from distributed import Client, LocalCluster
+
+    cluster = None
+    try:
+        if address == "local":
+            cluster = LocalCluster(  # type: ignore[no-untyped-call]
+                n_workers=local_workers, threads_per_worker=1, processes=True,
+                dashboard_address=None,
+            )  # fmt: skip
+            client = Client(cluster)  # type: ignore[no-untyped-call]
+        else:
+            client = Client(address, timeout=CONNECT_TIMEOUT)  # type: ignore[no-untyped-call]
+    except (OSError, TimeoutError) as exc:
+        if cluster is not None:
+            cluster.close()
+        raise ClusterError(
+            f"cannot reach the Dask scheduler at {address}: {exc}; start it with 'dask"
+            " scheduler' and give the address it prints"
+        ) from None
+    try:
+        yield client
+    finally:
+        client.close()  # type: ignore[no-untyped-call]
+        if cluster is not None:
+            cluster.close()

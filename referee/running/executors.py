@@ -29,6 +29,7 @@ from typing import Any, Final, ParamSpec, TypeVar
 import msgspec
 
 from referee.match.runner import interrupted, leaf_error
+from referee.running.cluster import connected
 from referee.running.jobs import MatchJob
 from referee.running.results import MatchResult
 from referee.running.worker import close_pools, play, stop_with_parent
@@ -171,25 +172,14 @@ def dask_executor(address: str, jobs: int) -> Iterator[tuple[cf.Executor, int]]:
     """A Dask cluster at ``address``, or ``"local"``: a LocalCluster of ``jobs`` workers; and
     how many matches the cluster plays at once (its threads). A Dask worker that dies is
     Dask's to handle: it runs the match elsewhere, or fails it (``KilledWorker``)."""
-    from distributed import Client, LocalCluster
-
-    cluster = None
-    if address == "local":
-        cluster = LocalCluster(  # type: ignore[no-untyped-call]
-            n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=None
-        )
-        client = Client(cluster)  # type: ignore[no-untyped-call]
-    else:
-        client = Client(address)  # type: ignore[no-untyped-call]
-    try:
-        slots = sum(client.nthreads().values()) or jobs  # type: ignore[no-untyped-call]
-        yield client.get_executor(pure=False), slots  # type: ignore[no-untyped-call]
-    finally:
-        with suppress(Exception):  # the cluster's workers outlive the competition: its bots don't
-            client.run(close_pools)
-        client.close()  # type: ignore[no-untyped-call]
-        if cluster is not None:
-            cluster.close()
+    with connected(address, jobs) as client:
+        try:
+            slots = sum(client.nthreads().values()) or jobs
+            yield client.get_executor(pure=False), slots
+        finally:
+            # The cluster's workers outlive the competition: its bots don't.
+            with suppress(Exception):
+                client.run(close_pools)
 
 
 def executor(dask: str | None, jobs: int) -> AbstractContextManager[tuple[cf.Executor, int]]:

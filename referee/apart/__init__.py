@@ -1,0 +1,10 @@
+"""Seats on machines of their own: each bot of a match runs on a Dask worker of its own,
+sandboxed there, while the referee — the table, the clock, the pace, the log — stays here.
+
+Partners on different hosts share no kernel, so nothing a kernel keeps for a whole machine
+(its pipe inode counter, its CPU caches, its per-user counters) can carry a message between
+them. ``placement`` chooses the workers, ``host`` is the seat on its worker (a Dask actor),
+``link`` carries the calls to it over Dask's own communication (its TLS and authentication
+when the cluster has them), ``bot`` is the seat as the table sees it, and ``seating`` opens a
+match's four seats and plays it.
+"""
