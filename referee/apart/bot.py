@@ -1,9 +1,9 @@
 """A seat whose bot runs on another worker, as the table sees it: a connection like any other,
 its stopping and starting, how it went away, and its stderr brought back beside the log.
 
-Writes go out in order through one sender task and are not waited for: the read that
-follows is already waiting on the host when the answer comes, so a decision costs the
-relay one round trip, not two. The relay's latency counts against the bot's clock — the
+Lines for the bot are held until the read that follows them, and go in the same call
+(``exchange``): the host writes them and waits for the answer, so a decision costs the relay
+one round trip and one message each way. The relay's latency counts against the bot's clock — the
 referee keeps the one clock — and is measured per decision: the time from the referee's
 write to its answer, less the bot's own time on its host (from the host's write to the
 answer's first byte). The table records it in each move's ``timing.relay_ms``.
@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import math
 import statistics
-from typing import Final
+from typing import Any, Final
 
 import trio
 
 from referee.apart.host import Output, SeatClosed, SeatStarted
 from referee.apart.link import SeatLink
-from referee.errors import BotFault, BotTimeout
-from referee.match.connection import BotConnection
+from referee.errors import BotCrashed, BotFault, BotNotReading, BotTimeout
+from referee.match.connection import INPUT_CLOSED, BotConnection
 from referee.match.faults import gone
 from referee.match.outcome import SeatLost
 from referee.match.process import StderrSink
@@ -74,14 +74,14 @@ class RelayMeter:
 
 
 class _ToHost(trio.abc.SendStream):
-    """Writes queued to the seat's sender, in order."""
+    """Lines for the bot, held until the next read carries them (or the bot is closed)."""
 
     def __init__(self, bot: RemoteBot) -> None:
         self._bot = bot
 
     async def send_all(self, data: bytes | bytearray | memoryview) -> None:
         await trio.lowlevel.checkpoint()
-        self._bot.queue_write(bytes(data))
+        self._bot.hold(bytes(data))
 
     async def wait_send_all_might_not_block(self) -> None:
         await trio.lowlevel.checkpoint()
@@ -98,12 +98,18 @@ class _FromHost(trio.abc.ReceiveStream):
         self._offset = 0
 
     async def receive_some(self, max_bytes: int | None = None) -> bytes:
+        bot = self._bot
         while True:
-            output: Output = await self._bot.link.call("read", self._offset, LONG_POLL)
+            if bot.held:
+                output = await bot.exchange(self._offset)
+            else:
+                output = await bot.link.call("read", self._offset, LONG_POLL)
+            if output.input_closed:
+                raise BotCrashed(INPUT_CLOSED)
             if output.data is None:
                 continue
             if output.data:
-                self._bot.relay.answered(output)
+                bot.relay.answered(output)
             self._offset += len(output.data)
             return output.data
 
@@ -112,7 +118,13 @@ class _FromHost(trio.abc.ReceiveStream):
 
 
 class RemoteBot:
-    """One seat's bot on its worker, with what the runner asks of a ``BotProcess``."""
+    """One seat's bot on its worker, with what the runner asks of a ``BotProcess``.
+
+    Every call that changes the seat — lines written, the bot stopped or started again —
+    carries the next number of the seat's sequence, and the host takes them in that order,
+    whichever connection brings each first. Such a call runs as a task of its own, never
+    cancelled half-sent: a deadline stops the wait for its answer, not the call.
+    """
 
     def __init__(
         self,
@@ -132,33 +144,32 @@ class RemoteBot:
         self.matches_played = 0
         self.trace: WireTrace | None = None
         self.relay = RelayMeter()
-        self._input_closed = False
-        self._send, self._queue = trio.open_memory_channel[tuple[str, bytes]](math.inf)
-        self._sent = trio.Event()
+        #: Lines not sent yet: the next read carries them.
+        self.held = bytearray()
+        self._nursery = nursery
+        self._sequence = 0
         self._closed = False
-        nursery.start_soon(self._sender)
 
-    def queue_write(self, data: bytes) -> None:
-        if self._input_closed:
-            raise trio.BrokenResourceError("the bot closed its input")
+    def hold(self, data: bytes) -> None:
         self.relay.sent()
-        self._send.send_nowait(("write", data))
+        self.held += data
 
-    async def _sender(self) -> None:
-        """The seat's calls that change it, one at a time in the order made."""
-        async for function, data in self._queue:
-            if function == "flush":
-                self._sent.set()
-                continue
-            try:
-                if function == "write":
-                    if not await self.link.call("write", data):
-                        self._input_closed = True
-                else:
-                    await self.link.call(function)
-            except SeatLost:
-                self._sent.set()
-                return  # every later call says so
+    def _next(self) -> int:
+        self._sequence += 1
+        return self._sequence
+
+    def _in_order(self, function: str, *args: Any) -> _Call:
+        """``function(sequence, *args)`` on the host, in the seat's order, as a task."""
+        call = _Call()
+        self._nursery.start_soon(call.run, self.link, function, self._next(), *args)
+        return call
+
+    async def exchange(self, offset: int) -> Output:
+        """Write the held lines, then read from ``offset``: one call."""
+        data, self.held = bytes(self.held), bytearray()
+        call = self._in_order("exchange", data, offset, LONG_POLL)
+        output: Output = await call.result()
+        return output
 
     def connect(self, max_line_bytes: int) -> BotConnection:
         return BotConnection(
@@ -170,19 +181,18 @@ class RemoteBot:
 
     def pause(self) -> None:
         if not self._closed:
-            self._send.send_nowait(("freeze", b""))
+            self._in_order("freeze")
 
     def resume(self) -> None:
         if not self._closed:
-            self._send.send_nowait(("thaw", b""))
+            self._in_order("thaw")
 
     async def explain(self, fault: BotFault) -> BotFault:
-        """A timeout is first a question of whether the seat is still there (then it is the
-        bot's); a bot gone away is explained on its host."""
+        """A timeout is first a question of whether the seat is still there (it is lost if
+        not) and whether its bot stopped reading; a bot gone away is explained on its host."""
         if isinstance(fault, BotTimeout):
-            if not await self.link.alive():
-                assert self.link.lost is not None
-                raise self.link.lost
+            if await self.link.ask("stuck"):
+                return BotNotReading("the bot stopped reading its input")
             return fault
         if not gone(fault):
             return fault
@@ -195,19 +205,18 @@ class RemoteBot:
         return precise
 
     async def close(self) -> int | None:
-        """Deliver what is queued, end the bot on its host, bring its stderr here. Never
+        """Deliver what is held, end the bot on its host, bring its stderr here. Never
         raises: a seat that is lost has nothing more to give."""
         code = None
         with trio.CancelScope(shield=True):
             self._closed = True
-            with trio.move_on_after(2 * LONG_POLL):
-                self._send.send_nowait(("flush", b""))
-                await self._sent.wait()
-            self._send.close()
             closed: SeatClosed | None = None
             with trio.move_on_after(2 * LONG_POLL):
                 try:
-                    closed = await self.link.call("close")
+                    if self.held:
+                        data, self.held = bytes(self.held), bytearray()
+                        await self._in_order("write", data).result()
+                    closed = await self._in_order("close").result()
                 except Exception:
                     closed = None
             if closed is not None:
@@ -217,3 +226,26 @@ class RemoteBot:
                 self.stderr.dropped += closed.dropped
             self.stderr.close()
         return code
+
+
+class _Call:
+    """One sequenced call to the host, run to its end whoever waits for it."""
+
+    def __init__(self) -> None:
+        self._done = trio.Event()
+        self._value: Any = None
+        self._error: BaseException | None = None
+
+    async def run(self, link: SeatLink, function: str, *args: Any) -> None:
+        try:
+            self._value = await link.call(function, *args)
+        except Exception as exc:
+            self._error = exc
+        finally:
+            self._done.set()
+
+    async def result(self) -> Any:
+        await self._done.wait()
+        if self._error is not None:
+            raise self._error
+        return self._value

@@ -82,6 +82,8 @@ class Output(msgspec.Struct, frozen=True):
 
     data: bytes | None
     since_write: float | None = None
+    #: The lines sent with this call could not be written: the bot closed its input.
+    input_closed: bool = False
 
 
 def kernel_id() -> str:
@@ -131,6 +133,8 @@ class _Relay:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._changed: asyncio.Event | None = None
         self._reading = False
+        #: A write waits for the bot to read (its pipe is full).
+        self.stuck = False
 
     # -- on the event loop ------------------------------------------------------------------
 
@@ -207,9 +211,11 @@ class _Relay:
                 assert self._loop is not None
                 ready = self._loop.create_future()
                 self._loop.add_writer(fd, ready.set_result, None)
+                self.stuck = True
                 try:
                     await ready
                 finally:
+                    self.stuck = False
                     self._loop.remove_writer(fd)
             except OSError:  # EPIPE: the bot closed its input
                 self.input_closed = True
@@ -260,6 +266,9 @@ class SeatHost:
         self._relay: _Relay | None = None
         self._stop: trio.Event | None = None
         self._ending: asyncio.Future[SeatClosed | None] | None = None
+        #: The number of the seat's next call to take, and the wait for it.
+        self._turn = 1
+        self._order: asyncio.Condition | None = None
 
     # -- the trio thread -----------------------------------------------------------------
 
@@ -356,24 +365,55 @@ class SeatHost:
         """End the bot once the referee no longer holds this seat (its client left)."""
         while worker.state.actors.get(key) is self:
             await asyncio.sleep(WATCH_PERIOD)
-        await self.close()
+        await self._end_once()
 
     def _stop_thread(self) -> None:
         if self._token is not None and self._stop is not None:
             with suppress(trio.RunFinishedError):
                 self._token.run_sync_soon(self._stop.set)
 
-    async def write(self, data: bytes) -> bool:
-        return await self._relayed().write(data)
+    async def _in_order(self, sequence: int) -> _Relay:
+        """Wait for the seat's call numbered ``sequence``'s turn (see ``bot.RemoteBot``)."""
+        relay = self._relayed()
+        if self._order is None:
+            self._order = asyncio.Condition()
+        async with self._order:
+            await self._order.wait_for(lambda: self._turn == sequence)
+        return relay
+
+    async def _done(self) -> None:
+        assert self._order is not None
+        async with self._order:
+            self._turn += 1
+            self._order.notify_all()
+
+    async def write(self, sequence: int, data: bytes) -> bool:
+        relay = await self._in_order(sequence)
+        try:
+            return await relay.write(data)
+        finally:
+            await self._done()
+
+    async def exchange(self, sequence: int, data: bytes, offset: int, wait: float) -> Output:
+        """Write ``data`` to the bot, then read from ``offset``: a decision in one call."""
+        if not await self.write(sequence, data):
+            return Output(None, input_closed=True)
+        return await self._relayed().read(offset, wait)
 
     async def read(self, offset: int, wait: float) -> Output:
         return await self._relayed().read(offset, wait)
 
-    async def freeze(self) -> None:
-        self._relayed().freeze()
+    async def freeze(self, sequence: int) -> None:
+        (await self._in_order(sequence)).freeze()
+        await self._done()
 
-    async def thaw(self) -> None:
-        self._relayed().thaw()
+    async def thaw(self, sequence: int) -> None:
+        (await self._in_order(sequence)).thaw()
+        await self._done()
+
+    async def stuck(self) -> bool:
+        """Whether a write waits for the bot to read."""
+        return self._relayed().stuck
 
     async def explain(self, fault: BotFault) -> BotFault:
         relay = self._relayed()
@@ -382,9 +422,14 @@ class SeatHost:
     async def ping(self) -> None:
         """Nothing: that it answers says the worker and the link are alive."""
 
-    async def close(self) -> SeatClosed | None:
-        """End the bot and its sandbox (once, whoever asks first); how it ended and its
-        stderr."""
+    async def close(self, sequence: int) -> SeatClosed | None:
+        """End the bot and its sandbox once the calls before have been taken; how it ended
+        and its stderr."""
+        await self._in_order(sequence)
+        return await self._end_once()
+
+    async def _end_once(self) -> SeatClosed | None:
+        """End the bot and its sandbox (once, whoever asks first)."""
         if self._ending is None:
             self._ending = asyncio.ensure_future(self._end())
         return await asyncio.shield(self._ending)

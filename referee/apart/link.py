@@ -68,20 +68,13 @@ class SeatLink:
             kwargs={},
         )
 
-    async def alive(self) -> bool:
-        """Whether the seat's host answers within ``ALIVE_TIMEOUT`` (shielded: asked after a
-        deadline has passed); a link found dead is lost from then on."""
-        if self.lost is not None:
-            return False
+    async def ask(self, function: str, *args: Any) -> Any:
+        """``call``, answered within ``ALIVE_TIMEOUT`` or the seat is lost (shielded: asked
+        after a deadline has passed)."""
         with trio.CancelScope(shield=True):
             with trio.move_on_after(ALIVE_TIMEOUT):
-                try:
-                    await self.call("ping")
-                except SeatLost:
-                    return False
-                return True
-        self._lost(f"no answer to a check within {ALIVE_TIMEOUT:g} s")
-        return False
+                return await self.call(function, *args)
+        raise self._lost(f"no answer to a check within {ALIVE_TIMEOUT:g} s")
 
 
 async def _settled(future: cf.Future[Any]) -> Any:

@@ -24,6 +24,32 @@ _DEALING_ORDER: tuple[Seat, ...] = ("A", "C", "B", "D")
 PARTNERS: tuple[tuple[Seat, Seat], ...] = (("A", "C"), ("B", "D"))
 
 
+#: Why ``--dask local`` cannot put partners on different hosts.
+LOCAL_IS_ONE_HOST = (
+    "--dask local starts its workers on this one machine: partners cannot be on different"
+    " hosts there; give --seats-apart=workers for a trial, or the address of a cluster of"
+    " several machines"
+)
+
+
+def misuse(dask: str | None, apart: Apart | None, needs_apart: bool = False) -> str | None:
+    """What is wrong with ``--dask`` and ``--seats-apart`` as given together, if anything
+    (``needs_apart``: ``--dask`` means nothing without it, as for one match)."""
+    if apart is not None and dask is None:
+        return (
+            "--seats-apart needs a Dask cluster: give --dask ADDRESS, or --dask local for a"
+            " trial on this machine (with --seats-apart=workers)"
+        )
+    if apart == "hosts" and dask == "local":
+        return LOCAL_IS_ONE_HOST
+    if needs_apart and dask is not None and apart is None:
+        return (
+            "--dask plays a match with its seats apart: add --seats-apart (partners on"
+            " different hosts), or --seats-apart=workers for a trial on one host"
+        )
+    return None
+
+
 class PlacementError(ValueError):
     """The cluster cannot seat a match apart as asked; the message says why and what to do."""
 

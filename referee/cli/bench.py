@@ -11,6 +11,7 @@ import typer
 
 from referee.cli.app import bench_app
 from referee.cli.exits import FAILED
+from referee.cli.groups import CLUSTER, Cluster
 from referee.cli.options import fail
 
 
@@ -75,6 +76,32 @@ def bench_referee(
     from referee.bench import referee
 
     _echo(referee.lines(seconds, seed))
+
+
+@bench_app.command("apart")
+def bench_apart(
+    *,
+    rounds: Annotated[int, typer.Option(min=1, help="Matches here and apart, in pairs.")] = 5,
+    seed: Annotated[int, typer.Option(min=0, help="First match seed.")] = 1,
+    cluster: Annotated[Cluster, CLUSTER],
+) -> None:
+    """What seats apart add to a decision: the same match between instant bots here and with
+    its seats on Dask workers (--dask, default a local cluster; --seats-apart, default
+    workers), in alternating rounds; the figure the median relay time a decision, against
+    the goal of 2 ms."""
+    from referee.apart.placement import Apart, misuse
+    from referee.bench import apart as bench
+    from referee.running.cluster import ClusterError, connected
+
+    dask = cluster.dask or "local"
+    apart: Apart = "workers" if cluster.seats_apart is None else cluster.seats_apart.value
+    if (misused := misuse(dask, apart)) is not None:
+        raise fail(misused)
+    try:
+        with connected(dask, 4) as client:
+            _echo(bench.lines(client, apart, rounds, seed))
+    except ClusterError as exc:
+        raise fail(str(exc)) from None
 
 
 @bench_app.command("tournament")
@@ -257,6 +284,7 @@ class ChannelVariant(StrEnum):
 
 @bench_app.command("channels")
 def bench_channels(
+    *,
     channel: Annotated[
         list[Channel] | None,
         typer.Option(
@@ -287,12 +315,14 @@ def bench_channels(
     progress: Annotated[
         bool, typer.Option("--progress", help="A line per hand on stderr as it ends.")
     ] = False,
+    cluster: Annotated[Cluster, CLUSTER],
 ) -> None:
     """Bits of a hand per hand that each covert channel between partners carries (the
     referee's timing, failed lookups live and leg to leg, CPU contention, per-user pipe
     buffers, the CPU's caches, the pipe inode counter): by default, with its closing layer,
     under --final and a silent control. The last line compares the worst row one machine
-    can close, under --final, with the limit."""
+    can close, under --final, with the limit. With --dask and --seats-apart, every match
+    has its seats on workers of their own."""
     if as_nobody:
         from referee.bench import nobody
 
@@ -314,7 +344,21 @@ def bench_channels(
     rows = tuple(row for row in channels.ROWS if row.key in keys)
     variants = tuple(v.value for v in variant) if variant else channels.VARIANTS
     show = channels.show_trial if progress else None
-    cells = channels.run(hands, rows, variants, move_timeout, show)
+    if cluster.dask is None:
+        cells = channels.run(hands, rows, variants, move_timeout, show)
+    else:
+        from referee.apart.placement import Apart, misuse
+        from referee.running.cluster import ClusterError, connected
+
+        apart: Apart | None = None if cluster.seats_apart is None else cluster.seats_apart.value
+        if (misused := misuse(cluster.dask, apart, needs_apart=True)) is not None:
+            raise fail(misused)
+        assert apart is not None
+        try:
+            with connected(cluster.dask, 4) as client:
+                cells = channels.run(hands, rows, variants, move_timeout, show, (client, apart))
+        except ClusterError as exc:
+            raise fail(str(exc)) from None
     if json_output:
         typer.echo(json.dumps(channel_report.as_json(cells), indent=2))
         return

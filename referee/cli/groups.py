@@ -30,7 +30,6 @@ from typing import (
     get_type_hints,
 )
 
-import click
 import msgspec
 import typer
 import typer.core
@@ -69,20 +68,32 @@ class OptionGroup:
     fields: dict[str, str] = dataclasses.field(default_factory=dict)
 
 
-#: Options whose value may be left out, and the value they take then (``--seats-apart``
-#: alone means ``--seats-apart=hosts``), by parameter name: typer cannot say it itself.
-OPTIONAL_VALUES: Final = {"seats_apart": "hosts"}
+#: Options whose value may be left out, their values, and the one taken when it is
+#: (``--seats-apart`` alone means ``--seats-apart=hosts``): typer cannot say it itself.
+OPTIONAL_VALUES: Final = {"--seats-apart": (("hosts", "workers"), "hosts")}
 
 
 class OptionalValues(typer.core.TyperCommand):
     """A command whose ``OPTIONAL_VALUES`` options may be given without their value."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        for param in self.params:
-            if isinstance(param, click.Option) and param.name in OPTIONAL_VALUES:
-                param.flag_value = OPTIONAL_VALUES[param.name]
-                param._flag_needs_value = True
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        return super().parse_args(ctx, given_values(args))
+
+
+def given_values(args: list[str]) -> list[str]:
+    """``args`` with each optional value that was left out written in (``--seats-apart``
+    followed by anything but one of its values is ``--seats-apart=hosts``)."""
+    written: list[str] = []
+    for index, arg in enumerate(args):
+        if arg == "--":
+            return written + args[index:]
+        if arg in OPTIONAL_VALUES:
+            values, default = OPTIONAL_VALUES[arg]
+            following = args[index + 1] if index + 1 < len(args) else None
+            if following not in values:
+                arg = f"{arg}={default}"
+        written.append(arg)
+    return written
 
 
 class Typer(typer.Typer):

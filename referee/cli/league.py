@@ -233,6 +233,7 @@ def run_command(
     versions first); every result is written with its log's digest as it comes. Stopped
     (even by kill -9), the same command goes on where it stopped; with no count it finishes
     the stopped run."""
+    from referee.apart.placement import Apart, misuse
     from referee.errors import LeagueError
     from referee.league.runner import Request, abandon_run, run_league
     from referee.running.executors import default_jobs
@@ -251,6 +252,9 @@ def run_command(
                 raise fail(str(exc)) from None
         err.print(markup(f"run {run} ended: {done} matches recorded, {missing} not played"))
         raise typer.Exit(OK)
+    apart: Apart | None = None if running.seats_apart is None else running.seats_apart.value
+    if (misused := misuse(running.dask, apart)) is not None:
+        raise fail(misused)
     if final:
         _, sandbox = final_configuration(None, sandbox, fresh=True)
         running = dataclasses.replace(running, fresh_bots=True)
@@ -259,8 +263,9 @@ def run_command(
         until_stable=until_stable,
         jobs=running.jobs or default_jobs(),
         dask=running.dask,
+        seats_apart=apart,
         sandbox=sandbox_settings(sandbox),
-        warm=not running.fresh_bots,
+        warm=not running.fresh_bots and running.seats_apart is None,
     )
     with _open(db, write=True, runner=True) as league:
         if final:

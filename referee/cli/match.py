@@ -67,6 +67,7 @@ def match_command(
     arguments; 1 if the referee itself failed, or a seat apart was lost (the match is void).
     """
 
+    from referee.apart.placement import Apart, misuse
     from referee.match.runner import random_seed, seat_commands
     from referee.rules.deal import MAX_SEED
     from referee.settings import MatchSettings
@@ -76,16 +77,9 @@ def match_command(
         commands = seat_commands(commands_given)
     except ValueError as exc:
         raise fail(str(exc)) from None
-    if cluster.seats_apart is None and cluster.dask is not None:
-        raise fail(
-            "--dask plays a match with its seats apart: add --seats-apart (partners on"
-            " different hosts), or --seats-apart=workers for a trial on one host"
-        )
-    if cluster.seats_apart is not None and cluster.dask is None:
-        raise fail(
-            "--seats-apart needs a Dask cluster: give --dask ADDRESS, or --dask local for a"
-            " trial on this machine (with --seats-apart=workers)"
-        )
+    apart: Apart | None = None if cluster.seats_apart is None else cluster.seats_apart.value
+    if (misused := misuse(cluster.dask, apart, needs_apart=True)) is not None:
+        raise fail(misused)
     if cluster.dask is None:
         check_commands(commands)  # apart: each worker is asked (they run the bots)
     if final:

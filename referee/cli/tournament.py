@@ -140,6 +140,7 @@ def _running_and_sandbox(running: Running, limits: Given, sandbox: Given) -> dic
     return {
         "jobs": running.jobs,
         "dask": running.dask,
+        "seats_apart": None if running.seats_apart is None else running.seats_apart.value,
         "fresh_bots": running.fresh_bots,
         "match": limits,
         "sandbox": sandbox.get("mode"),

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 import msgspec
 
+from referee.apart.placement import Apart
 from referee.errors import LeagueError, SandboxRefused
 from referee.files import private_directory
 from referee.league.schedule import Rated, next_pair, stable
@@ -41,6 +42,8 @@ class Request:
     until_stable: bool = False
     jobs: int = 1
     dask: str | None = None
+    #: Each seat of a match on a Dask worker of its own (``hosts`` or ``workers``).
+    seats_apart: Apart | None = None
     sandbox: SandboxSettings = field(default_factory=SandboxSettings)
     warm: bool = True
 
@@ -307,12 +310,17 @@ def run_league(
         played.failed.append(f"{job.match_id}: {error}")
         run.pending.pop(job.match_id, None)
 
+    def on_retry(job: MatchJob, error: BaseException, attempt: int) -> None:
+        say(f"match {job.match_id}: {error}; playing it again (attempt {attempt})")
+
     with Stopping() as stopping:  # SIGTERM and SIGHUP stop it as Ctrl-C does
         try:
-            with executor(request.dask, request.jobs) as (pool, slots):
-                run_jobs(pool, run.jobs(), 2 * slots, on_result, on_error)
+            with executor(request.dask, request.jobs, request.seats_apart) as (pool, slots):
+                run_jobs(pool, run.jobs(), 2 * slots, on_result, on_error, on_retry)
         except KeyboardInterrupt:
             played.interrupted = stopping.signal
+        except ClusterError as exc:  # the cluster cannot seat a match apart
+            raise LeagueError(str(exc)) from None
     played.recorded = done
     played.stable = run.stable
     if played.interrupted is None and not played.failed:

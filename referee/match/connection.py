@@ -27,7 +27,7 @@ from referee.rules.tiles import Seat
 from referee.wire.lines import LINE_TOO_LONG, LineBuffer
 
 _READ_SIZE: Final = 65536
-_INPUT_CLOSED: Final = (
+INPUT_CLOSED: Final = (
     "the bot closed its input: it exited or crashed (its stderr is kept beside the log)"
 )
 
@@ -87,7 +87,7 @@ class BotConnection:
         except BlockingIOError:
             return data
         except OSError:  # EPIPE: the bot closed its input; EBADF: the stream was closed
-            raise BotCrashed(_INPUT_CLOSED) from None
+            raise BotCrashed(INPUT_CLOSED) from None
         if self._written is not None:
             self._written.feed(data[:sent])
         return data[sent:]
@@ -110,7 +110,7 @@ class BotConnection:
             else:
                 await _write_all(self._send_pipe, data)
         except (trio.BrokenResourceError, trio.ClosedResourceError):
-            raise BotCrashed(_INPUT_CLOSED) from None
+            raise BotCrashed(INPUT_CLOSED) from None
         self._sending = False
         if self._written is not None:
             self._written.feed(data)

@@ -15,6 +15,7 @@ from typing import Annotated, Any
 
 import msgspec
 
+from referee.apart.placement import Apart, misuse
 from referee.match.commands import problem
 from referee.rules.deal import check_seed
 from referee.running.executors import default_jobs
@@ -51,6 +52,9 @@ class TournamentOptions(msgspec.Struct, kw_only=True, forbid_unknown_fields=True
     results: str | None = None
     logs: str | None = None
     dask: str | None = None
+    #: Each seat of a match on a Dask worker of its own (``--seats-apart``): partners on
+    #: different hosts (``hosts``), or only on different workers (``workers``, a trial).
+    seats_apart: Apart | None = None
     sprt: str | None = None
     alpha: Annotated[float, msgspec.Meta(gt=0, lt=1)] | None = None
     beta: Annotated[float, msgspec.Meta(gt=0, lt=1)] | None = None
@@ -78,6 +82,9 @@ class TournamentConfig(msgspec.Struct, frozen=True, kw_only=True):
     jobs: int
     #: A Dask scheduler's address, or ``local``; None plays in worker processes here.
     dask: str | None = None
+    #: Seats apart on the cluster's workers: ``hosts`` or ``workers`` (None: whole matches
+    #: on workers).
+    seats_apart: Apart | None = None
     #: The sequential test that may stop the tournament early.
     sprt: Sprt | None = None
     sandbox: SandboxSettings = SandboxSettings()
@@ -124,6 +131,9 @@ def configure(
     except ValueError as exc:
         raise TournamentError(str(exc)) from None
     dask = _first(given.dask, config.dask)
+    seats_apart = _first(given.seats_apart, config.seats_apart)
+    if (misused := misuse(dask, seats_apart)) is not None:
+        raise TournamentError(misused)
     if dask in (None, "local"):  # other Dask workers run bots from their own paths (cluster.py)
         for entrant in entrants:
             why = problem(entrant.command)
@@ -155,9 +165,11 @@ def configure(
         logs=Path(_first(given.logs, config.logs, results.parent / "logs")),
         jobs=_first(given.jobs, config.jobs, default_jobs()),
         dask=dask,
+        seats_apart=seats_apart,
         sprt=sprt_of(_first(given.sprt, config.sprt), alpha, beta, len(entrants)),
         sandbox=sandbox,
-        warm=not (given.fresh_bots or config.fresh_bots or final),
+        # Seats apart are always fresh: each match makes its seats on its workers.
+        warm=not (given.fresh_bots or config.fresh_bots or final or seats_apart),
         report=given.report or config.report,
         resume=resume,
     )

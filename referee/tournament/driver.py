@@ -186,7 +186,7 @@ class _Tournament:
         with Stopping() as stopping:
             self.output.started(self.names, len(jobs), self.results)
             try:
-                with executor(config.dask, config.jobs) as (pool, slots):
+                with executor(config.dask, config.jobs, config.seats_apart) as (pool, slots):
                     run_jobs(
                         pool,
                         missing,
@@ -197,6 +197,8 @@ class _Tournament:
                     )
             except KeyboardInterrupt:
                 return stopping.signal
+            except ClusterError as exc:  # the cluster cannot seat a match apart
+                raise TournamentError(str(exc)) from None
             finally:
                 self.output.stopped()
         return None

@@ -7,6 +7,7 @@ import botlib
 arguments = botlib.parser(__doc__)
 arguments.add_argument("--after", type=int, default=0, help="acts answered at once first")
 arguments.add_argument("--sleep", type=float, default=600.0, help="seconds to sleep per act")
+arguments.add_argument("--marker", help="a word to find this bot by in its command line")
 args = botlib.setup(arguments)
 acts = 0
 for message in botlib.messages():

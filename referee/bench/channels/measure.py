@@ -34,6 +34,7 @@ from typing import Any, Final
 import msgspec
 import trio
 
+from referee.apart.placement import Apart
 from referee.bench.channels import helper as channel_helper
 from referee.bench.channels.cache import python
 from referee.bench.channels.score import UNKNOWN, Trial
@@ -120,12 +121,26 @@ def configuration(row: Row, variant: str) -> Configured:
     return dict(FINAL_LIMITS), msgspec.convert(FINAL_SANDBOX, SandboxSettings), False
 
 
+#: Seats apart on a Dask cluster: its client, and ``hosts`` or ``workers``.
+OnCluster = tuple[Any, Apart]
+
+
 def not_here(row: Row, variant: str, helper: Path | str) -> str | None:
     """Why ``row`` cannot be measured under ``variant`` on this machine, or None."""
     if row.medium == "cache" and isinstance(helper, str):
         return helper
     if row.shared_uid and variant == "closed" and not is_root():
         return "a uid per seat needs root"
+    return None
+
+
+def apart_not_here(row: Row, variant: str) -> str | None:
+    """Why a cell is not measured with its seats apart: the legs rows play a second match
+    whose seats the bench places here, and a shared uid is planned here, not on a worker."""
+    if row.scenario == "legs":
+        return "seats apart: measured for partners in one match only"
+    if configuration(row, variant)[2]:
+        return "seats apart: a shared uid is planned on one machine only"
     return None
 
 
@@ -170,10 +185,14 @@ def _received(log: Path, seat: Seat, medium: str, sent: list[int]) -> Trial:
 class Bench:
     """Plays the trials; every match in a folder of its own under ``directory``."""
 
-    def __init__(self, directory: Path, move_timeout: float, helper: Path | str) -> None:
+    def __init__(
+        self, directory: Path, move_timeout: float, helper: Path | str, apart: OnCluster | None
+    ) -> None:
         self.directory = directory
         self.move_timeout = move_timeout
         self.helper = helper
+        #: Seats apart on a Dask cluster (its client and how apart), or every seat here.
+        self.apart = apart
         self.count = 0
 
     def bot(self, role: str, media: list[str], nonce: int, *words: str) -> str:
@@ -200,10 +219,22 @@ class Bench:
             startup_timeout=STARTUP,
             **limits,
         )
+        log = logs / "match.jsonl"
+        if self.apart is not None:
+            from referee.apart.placement import place, survey
+            from referee.apart.seating import play_apart
+
+            client, apart = self.apart
+            placement = place(await trio.to_thread.run_sync(survey, client), apart)
+            logs.mkdir(parents=True, exist_ok=True)
+            secrets = [str(logs.resolve())]
+            await play_apart(
+                client, placement, settings, commands, log.resolve(), sandbox_settings, secrets
+            )
+            return log
         sandbox = plan(sandbox_settings, settings, commands, [logs])
         if shared:
             sandbox = sharing_uid(sandbox)
-        log = logs / "match.jsonl"
         await run_match(settings, commands, log, sandbox)
         return log
 
@@ -239,6 +270,7 @@ def run(
     variants: tuple[str, ...] = VARIANTS,
     move_timeout: float = 0.2,
     progress: Callable[[Cell, Trial], None] | None = None,
+    apart: OnCluster | None = None,
 ) -> list[Cell]:
     """``hands`` hands through each row under each variant, interleaved: ``before`` and
     ``closed`` a row at a time, ``final`` and ``control`` every row at once."""
@@ -251,9 +283,11 @@ def run(
         ):
             needed = any(row.medium == "cache" for row in rows)
             helper = channel_helper.build(Path(built)) if needed else "not needed"
-            bench = Bench(Path(folder), move_timeout, helper)
+            bench = Bench(Path(folder), move_timeout, helper, apart)
             for cell in cells.values():
                 cell.skipped = not_here(cell.row, cell.variant, helper)
+                if apart is not None and cell.skipped is None:
+                    cell.skipped = apart_not_here(cell.row, cell.variant)
             batches = [
                 (variant, [row])
                 for row in rows

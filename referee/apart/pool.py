@@ -1,0 +1,136 @@
+"""A competition's matches with their seats apart: each match refereed here, in a thread of
+its own, its four seats on free workers of the cluster.
+
+``SeatsApartPool`` is a ``concurrent.futures`` executor, so ``running.executors.run_jobs``
+drives it as it drives the others: a match whose seat was lost (its worker died) comes back
+as ``WorkerLost`` and is played again, on workers placed afresh. A worker runs at most as many
+seats at once as it has threads.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import threading
+from collections import Counter
+from contextlib import suppress
+from pathlib import Path
+from typing import Any, Final
+
+import trio
+
+from referee.apart.placement import Apart, PlacementError, place, survey
+from referee.apart.seating import play_apart
+from referee.record.records import Placement
+from referee.running.executors import WorkerLost
+from referee.running.jobs import MatchJob
+from referee.running.results import MatchResult, result_of
+
+#: Seconds between looks at the cluster while a match waits for four free workers.
+WAIT_FOR_WORKERS: Final = 1.0
+
+
+class Seating:
+    """The cluster's workers, and the seats each runs now."""
+
+    def __init__(self, client: Any, apart: Apart) -> None:
+        self.client = client
+        self.apart = apart
+        self.busy: Counter[str] = Counter()
+        self._changed = threading.Condition()
+
+    def matches_at_once(self) -> int:
+        """How many matches the cluster seats at once (``PlacementError``: none)."""
+        workers = survey(self.client)
+        place(workers, self.apart)  # refused here, before any match, if it never can
+        return max(1, sum(w.slots for w in workers) // 4)
+
+    def take(self, stopping: threading.Event) -> Placement:
+        """Four free workers for a match, waiting for them if need be."""
+        with self._changed:
+            while True:
+                workers = survey(self.client)
+                try:
+                    placement = place(workers, self.apart, self.busy)
+                    break
+                except PlacementError:
+                    place(workers, self.apart)  # never: refused (the cluster lost workers)
+                if stopping.is_set():
+                    raise cf.CancelledError("the competition is stopping")
+                self._changed.wait(WAIT_FOR_WORKERS)
+            self.busy.update(place.worker for place in placement.seats.values())
+            return placement
+
+    def give_back(self, placement: Placement) -> None:
+        with self._changed:
+            self.busy.subtract(place.worker for place in placement.seats.values())
+            self._changed.notify_all()
+
+
+class SeatsApartPool(cf.Executor):
+    """Plays each ``MatchJob`` submitted with its seats apart (whatever the job function:
+    this executor has its own), up to ``size`` at once."""
+
+    def __init__(self, client: Any, apart: Apart, size: int) -> None:
+        self.client = client
+        self.seating = Seating(client, apart)
+        self._threads = cf.ThreadPoolExecutor(size, thread_name_prefix="match-apart")
+        self._stopping = threading.Event()
+        self._running: dict[int, tuple[trio.lowlevel.TrioToken, trio.CancelScope]] = {}
+        self._lock = threading.Lock()
+        self._attempts: Counter[str] = Counter()
+
+    def submit(self, fn: Any, /, *args: Any, **kwargs: Any) -> cf.Future[Any]:
+        (job,) = args
+        assert isinstance(job, MatchJob)
+        return self._threads.submit(self._play, job)
+
+    def _play(self, job: MatchJob) -> MatchResult:
+        placement = self.seating.take(self._stopping)
+        self._attempts[job.match_id] += 1
+        try:
+            played = trio.run(self._referee, job, placement)
+        finally:
+            self.seating.give_back(placement)
+        if played.lost is not None:
+            kept = _set_aside(Path(job.log), self._attempts[job.match_id])
+            raise WorkerLost(f"{played.lost.detail} (the void log: {kept})")
+        return result_of(job, played.outcome)
+
+    async def _referee(self, job: MatchJob, placement: Placement) -> Any:
+        """The match, cancelled (its log ended ``interrupted``) when the pool shuts down."""
+        with trio.CancelScope() as scope:
+            key = threading.get_ident()
+            with self._lock:
+                self._running[key] = (trio.lowlevel.current_trio_token(), scope)
+            try:
+                if self._stopping.is_set():
+                    scope.cancel()
+                secrets = [str(Path(job.log).resolve().parent), *job.secrets]
+                return await play_apart(
+                    self.client, placement, job.settings, job.commands,
+                    Path(job.log).resolve(), job.sandbox, secrets,
+                )  # fmt: skip
+            finally:
+                with self._lock:
+                    self._running.pop(key, None)
+        raise KeyboardInterrupt  # cancelled: the competition is stopping
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        if cancel_futures:
+            self._stopping.set()
+            with self._lock:
+                running = list(self._running.values())
+            for token, scope in running:
+                with suppress(trio.RunFinishedError):
+                    token.run_sync_soon(scope.cancel)
+        self._threads.shutdown(wait=wait, cancel_futures=cancel_futures)
+
+
+def _set_aside(log: Path, attempt: int) -> Path:
+    """Keep a void log (and its stderr copies) under another name: the match is played
+    again under its own."""
+    kept = log.with_name(f"{log.name}.void{attempt}")
+    for path in [log, *log.parent.glob(f"{log.name}.?.stderr")]:
+        if path.exists():
+            path.rename(path.with_name(path.name.replace(log.name, kept.name, 1)))
+    return kept

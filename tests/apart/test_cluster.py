@@ -1,0 +1,229 @@
+"""Seats apart on a real Dask cluster (a scheduler and four workers, each restarted by its
+nanny when it dies, as ``dask worker`` runs them): a match, a tournament and a league with
+each seat on a worker of its own; the logs verify and record each seat's worker, host and
+kernel; a worker killed with ``kill -9`` in mid-match voids that match — which a tournament
+plays again — and leaves no bot running; the referee killed leaves none either."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from support.bot_commands import RANDOM_BOT, python
+from support.processes import BOTS, gone, referee, with_marker
+
+distributed = pytest.importorskip("distributed")
+
+#: A seat that answers its first acts at once, then takes a little while each: long enough
+#: to be killed in mid-match, short enough to finish.
+def _slow(marker: str, sleep: float = 0.05) -> str:
+    return python(BOTS / "sleepy_bot.py", "--after", "2", "--sleep", str(sleep), "--marker", marker)
+
+
+def _dask(*args: str, cwd: Path, log: Path) -> subprocess.Popen[bytes]:
+    with log.open("wb") as out:
+        return subprocess.Popen(
+            [sys.executable, "-m", "dask", *args],
+            cwd=cwd,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A scheduler and four single-threaded workers under nannies."""
+    home = tmp_path_factory.mktemp("cluster")
+    file = home / "scheduler.json"
+    started = [
+        _dask("scheduler", "--scheduler-file", str(file), "--port", "0", "--no-dashboard",
+              cwd=home, log=home / "scheduler.log")
+    ]  # fmt: skip
+    try:
+        deadline = time.monotonic() + 60
+        while not file.exists() or not file.read_text().strip():
+            assert time.monotonic() < deadline, (home / "scheduler.log").read_text()
+            time.sleep(0.1)
+        address = json.loads(file.read_text())["address"]
+        started.append(
+            _dask("worker", address, "--nworkers", "4", "--nthreads", "1", "--no-dashboard",
+                  cwd=home, log=home / "workers.log")
+        )  # fmt: skip
+        _wait_for_workers(address, 4)
+        yield address
+    finally:
+        for process in reversed(started):
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+
+
+def _wait_for_workers(address: str, count: int) -> None:
+    with distributed.Client(address, timeout=30) as client:
+        client.wait_for_workers(count, timeout=90)
+
+
+def _worker_pids(address: str) -> dict[str, int]:
+    with distributed.Client(address, timeout=30) as client:
+        return client.run(os.getpid)  # type: ignore[no-any-return]
+
+
+def _records(log: Path) -> list[dict[str, object]]:
+    return [json.loads(line) for line in log.read_text().splitlines()]
+
+
+def _moves(log: Path) -> int:
+    try:
+        return sum('"type":"move"' in line for line in log.read_text().splitlines())
+    except OSError:
+        return 0
+
+
+def test_a_match_apart_verifies_and_says_where_each_seat_ran(
+    cluster: str, tmp_path: Path
+) -> None:
+    marker = f"apart-{os.getpid()}-match"
+    log = tmp_path / "m.jsonl"
+    done = referee(
+        "match", _slow(marker, 0.0), RANDOM_BOT, "--seed", "5", "--log", str(log),
+        "--dask", cluster, "--seats-apart=workers", cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "seats apart (workers)" in done.stderr and "relay A: median" in done.stdout
+    header = _records(log)[0]
+    placement = header["placement"]
+    assert isinstance(placement, dict) and placement["apart"] == "workers"
+    seats = placement["seats"]
+    assert len({seats[s]["worker"] for s in "ABCD"}) == 4
+    assert all(seats[s]["host"] and seats[s]["kernel"] for s in "ABCD")
+    moves = [r for r in _records(log) if r["type"] == "move"]
+    relayed = [m["timing"]["relay_ms"] for m in moves if "relay_ms" in m.get("timing", {})]
+    assert len(relayed) > len(moves) // 2 and all(0 <= r < 1000 for r in relayed)
+    verified = referee("replay", "--verify", str(log), cwd=tmp_path)
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+    assert gone(marker)
+
+
+def test_partners_on_one_host_are_refused_before_any_log(cluster: str, tmp_path: Path) -> None:
+    log = tmp_path / "refused.jsonl"
+    done = referee(
+        "match", "--dask", cluster, "--seats-apart", "--log", str(log), cwd=tmp_path
+    )
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and "run on one host" in done.stderr
+    assert "--seats-apart=workers" in done.stderr and not log.exists()
+
+
+def test_a_worker_killed_in_mid_match_voids_it_and_leaves_no_bot(
+    cluster: str, tmp_path: Path
+) -> None:
+    marker = f"apart-{os.getpid()}-kill"
+    log = tmp_path / "killed.jsonl"
+    match = subprocess.Popen(
+        [sys.executable, "-m", "referee", "match", _slow(marker, 0.2), RANDOM_BOT,
+         "--log", str(log), "--dask", cluster, "--seats-apart=workers"],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 60
+        while _moves(log) < 4:
+            assert time.monotonic() < deadline and match.poll() is None, match.communicate()
+            time.sleep(0.05)
+        worker = _records(log)[0]["placement"]["seats"]["C"]["worker"]  # type: ignore[index]
+        os.kill(_worker_pids(cluster)[worker], signal.SIGKILL)
+        out, err = match.communicate(timeout=60)
+    finally:
+        if match.poll() is None:
+            match.kill()
+    assert match.returncode == 1, err
+    end = _records(log)[-1]
+    assert end["type"] == "match_end" and end["end"] == "void"
+    assert "seat C was lost, no fault of its bot" in str(end["detail"])
+    assert worker in str(end["detail"])
+    assert "the match is void" in err and err.strip().splitlines()[-1].endswith("play it again")
+    assert end["faults"] == {s: {} for s in "ABCD"}  # no bot charged
+    assert gone(marker, within=15), with_marker(marker)
+    _wait_for_workers(cluster, 4)  # the nanny brings it back for the next tests
+
+
+def test_the_referee_killed_leaves_no_bot_on_the_workers(cluster: str, tmp_path: Path) -> None:
+    marker = f"apart-{os.getpid()}-referee"
+    log = tmp_path / "orphan.jsonl"
+    match = subprocess.Popen(
+        [sys.executable, "-m", "referee", "match", _slow(marker, 0.2), _slow(marker, 0.2),
+         "--log", str(log), "--dask", cluster, "--seats-apart=workers"],
+        cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 60
+        while _moves(log) < 4:
+            assert time.monotonic() < deadline and match.poll() is None
+            time.sleep(0.05)
+        assert len(with_marker(marker)) >= 4  # every seat's bot, on its worker
+        match.kill()
+        match.wait()
+    finally:
+        if match.poll() is None:
+            match.kill()
+    assert gone(marker, within=20), with_marker(marker)
+
+
+def test_a_tournament_apart_plays_again_the_match_whose_worker_died(
+    cluster: str, tmp_path: Path
+) -> None:
+    marker = f"apart-{os.getpid()}-tournament"
+    results = tmp_path / "results.jsonl"
+    tournament = subprocess.Popen(
+        [sys.executable, "-m", "referee", "tournament", "--bot", f"slow={_slow(marker, 0.1)}",
+         "--bot", f"random={RANDOM_BOT}", "--seeds", "1", "--results", str(results),
+         "--dask", cluster, "--seats-apart=workers", "--json"],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    logs = tmp_path / "logs"
+    try:
+        deadline = time.monotonic() + 90
+        while not any(_moves(log) >= 4 for log in logs.glob("*.jsonl")):
+            assert time.monotonic() < deadline and tournament.poll() is None
+            time.sleep(0.05)
+        log = next(log for log in logs.glob("*.jsonl") if _moves(log) >= 4)
+        worker = _records(log)[0]["placement"]["seats"]["A"]["worker"]  # type: ignore[index]
+        os.kill(_worker_pids(cluster)[worker], signal.SIGKILL)
+        out, err = tournament.communicate(timeout=180)
+    finally:
+        if tournament.poll() is None:
+            tournament.kill()
+    assert tournament.returncode == 0, err
+    assert "was lost, no fault of its bot" in err and "playing it again (attempt 2)" in err
+    lines = [json.loads(line) for line in results.read_text().splitlines()]
+    played = [line for line in lines if "match_id" in line]
+    assert len(played) == 2 and all(line["end"] == "marks" for line in played)
+    assert list(logs.glob("*.void1")), "the void log is kept aside"
+    for log in logs.glob("*.jsonl"):
+        assert referee("replay", "--verify", str(log), cwd=tmp_path).returncode == 0
+    assert gone(marker, within=15)
+    _wait_for_workers(cluster, 4)
+
+
+def test_a_league_runs_with_its_seats_apart(cluster: str, tmp_path: Path) -> None:
+    db = tmp_path / "league.db"
+    for args in (["init", str(db)], ["add", str(db), "random", RANDOM_BOT],
+                 ["add", str(db), "other", RANDOM_BOT]):  # fmt: skip
+        done = referee("league", *args, cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+    done = referee(
+        "league", "run", str(db), "--matches", "2", "--dask", cluster,
+        "--seats-apart=workers", cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    logs = sorted((tmp_path).rglob("*.jsonl"))
+    assert len(logs) == 2
+    for log in logs:
+        assert _records(log)[0]["placement"]["apart"] == "workers"  # type: ignore[index]
+        assert referee("replay", "--verify", str(log), cwd=tmp_path).returncode == 0
