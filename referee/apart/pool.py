@@ -12,7 +12,8 @@ from __future__ import annotations
 import concurrent.futures as cf
 import threading
 from collections import Counter
-from contextlib import suppress
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager, suppress
 from pathlib import Path
 from typing import Any, Final
 
@@ -21,7 +22,9 @@ import trio
 from referee.apart.placement import Apart, PlacementError, place, survey
 from referee.apart.seating import play_apart
 from referee.record.records import Placement
+from referee.running.cluster import ClusterError, connected
 from referee.running.executors import WorkerLost
+from referee.running.executors import executor as whole_matches
 from referee.running.jobs import MatchJob
 from referee.running.results import MatchResult, result_of
 
@@ -134,3 +137,31 @@ def _set_aside(log: Path, attempt: int) -> Path:
         if path.exists():
             path.rename(path.with_name(path.name.replace(log.name, kept.name, 1)))
     return kept
+
+
+@contextmanager
+def apart_executor(address: str, jobs: int, apart: Apart) -> Iterator[tuple[cf.Executor, int]]:
+    """Matches refereed here with their seats on the Dask cluster at ``address`` (``local``:
+    a LocalCluster of four workers a match, ``jobs`` matches), and how many at once."""
+    with connected(address, 4 * jobs) as client:
+        try:
+            size = Seating(client, apart).matches_at_once()
+        except PlacementError as exc:
+            raise ClusterError(str(exc)) from None
+        pool = SeatsApartPool(client, apart, size)
+        try:
+            yield pool, size
+        except BaseException:
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise
+        pool.shutdown(wait=True)
+
+
+def executor(
+    dask: str | None, jobs: int, seats_apart: Apart | None = None
+) -> AbstractContextManager[tuple[cf.Executor, int]]:
+    """Where a competition's matches run: with their seats apart on the Dask cluster
+    ``dask`` names (``seats_apart``), else as ``running.executors.executor`` says."""
+    if dask and seats_apart:
+        return apart_executor(dask, jobs, seats_apart)
+    return whole_matches(dask, jobs)

@@ -32,9 +32,8 @@ from typing import (
 
 import msgspec
 import typer
-import typer.core
 
-from referee.cli.options import fail, seconds
+from referee.cli.options import OptionalValues, fail, seconds
 from referee.settings import (
     FINAL_LIMITS,
     FINAL_SANDBOX,
@@ -66,34 +65,6 @@ class OptionGroup:
     make: Callable[[dict[str, Any]], Any]
     #: The settings field each option sets, by parameter name (groups made from settings).
     fields: dict[str, str] = dataclasses.field(default_factory=dict)
-
-
-#: Options whose value may be left out, their values, and the one taken when it is
-#: (``--seats-apart`` alone means ``--seats-apart=hosts``): typer cannot say it itself.
-OPTIONAL_VALUES: Final = {"--seats-apart": (("hosts", "workers"), "hosts")}
-
-
-class OptionalValues(typer.core.TyperCommand):
-    """A command whose ``OPTIONAL_VALUES`` options may be given without their value."""
-
-    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
-        return super().parse_args(ctx, given_values(args))
-
-
-def given_values(args: list[str]) -> list[str]:
-    """``args`` with each optional value that was left out written in (``--seats-apart``
-    followed by anything but one of its values is ``--seats-apart=hosts``)."""
-    written: list[str] = []
-    for index, arg in enumerate(args):
-        if arg == "--":
-            return written + args[index:]
-        if arg in OPTIONAL_VALUES:
-            values, default = OPTIONAL_VALUES[arg]
-            following = args[index + 1] if index + 1 < len(args) else None
-            if following not in values:
-                arg = f"{arg}={default}"
-        written.append(arg)
-    return written
 
 
 class Typer(typer.Typer):

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 import msgspec
 
 from referee.apart.placement import Apart
+from referee.apart.pool import executor
 from referee.errors import LeagueError, SandboxRefused
 from referee.files import private_directory
 from referee.league.schedule import Rated, next_pair, stable
@@ -26,7 +27,7 @@ from referee.match.commands import problem
 from referee.running import jobs as running
 from referee.running.cluster import ClusterError, check_workers
 from referee.running.confinement import describe_sandbox
-from referee.running.executors import Stopping, executor, run_jobs
+from referee.running.executors import Stopping, run_jobs
 from referee.running.jobs import MatchJob, deal_seed
 from referee.running.results import MatchResult
 from referee.settings import MatchLimits, SandboxSettings

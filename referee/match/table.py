@@ -58,6 +58,29 @@ from referee.wire.messages import PROTOCOL_VERSION, MatchEnd, encode_line
 DELIVERY_TIMEOUT: Final = 5.0
 
 
+def _header(
+    settings: MatchSettings,
+    commands: dict[Seat, str],
+    sandbox: SandboxReport | None,
+    people: Collection[Seat],
+    placement: Placement | None,
+) -> Header:
+    """The log's first record (its wall time set when the match starts)."""
+    return Header(
+        log_version=LOG_VERSION,
+        referee_version=__version__,
+        protocol=PROTOCOL_VERSION,
+        seed=settings.seed,
+        bots=commands,
+        limits=settings.limits(),
+        max_hands=settings.max_hands,
+        timing=Timing(wall_time=0.0),
+        sandbox=sandbox,
+        people=sorted(people) if people else msgspec.UNSET,
+        placement=msgspec.UNSET if placement is None else placement,
+    )
+
+
 class Table:
     """Plays one match between four connected bots.
 
@@ -107,19 +130,7 @@ class Table:
         self.turns = Turns(settings, self.seats, idle)
         self.broadcast = Broadcast(log, self.seats, settings.seed, settings.max_hands)
         limits = settings.limits()
-        self.header = Header(
-            log_version=LOG_VERSION,
-            referee_version=__version__,
-            protocol=PROTOCOL_VERSION,
-            seed=settings.seed,
-            bots=commands,
-            limits=limits,
-            max_hands=settings.max_hands,
-            timing=Timing(wall_time=0.0),
-            sandbox=sandbox,
-            people=sorted(people) if people else msgspec.UNSET,
-            placement=msgspec.UNSET if placement is None else placement,
-        )
+        self.header = _header(settings, commands, sandbox, people, placement)
         #: A seat lost before the match began (its worker): the match is void at once.
         self.lost = lost
         self.startup = Startup(

@@ -84,8 +84,13 @@ def connected(address: str, local_workers: int) -> Iterator[Any]:
     configuration says: TLS certificates, for one), or of a ``LocalCluster`` of
     ``local_workers`` worker processes when ``address`` is ``"local"``; ``ClusterError``
     when the scheduler cannot be reached."""
-    from distributed import Client, LocalCluster
-
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError:
+        raise ClusterError(
+            "--dask needs Dask's distributed package: pip install -e '.[dask]' (or"
+            " 'distributed' into the referee's environment)"
+        ) from None
     cluster = None
     try:
         if address == "local":
@@ -102,6 +107,12 @@ def connected(address: str, local_workers: int) -> Iterator[Any]:
         raise ClusterError(
             f"cannot reach the Dask scheduler at {address}: {exc}; start it with 'dask"
             " scheduler' and give the address it prints"
+        ) from None
+    except (TypeError, ValueError) as exc:  # e.g. a tls:// address and no TLS configured
+        raise ClusterError(
+            f"cannot connect to the Dask scheduler at {address}: {exc}; for a tls:// address"
+            " give this machine Dask's TLS configuration (its CA, certificate and key: see"
+            " docs/competitions/dask.md)"
         ) from None
     try:
         yield client

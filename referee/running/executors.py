@@ -28,9 +28,8 @@ from typing import Any, Final, ParamSpec, TypeVar
 
 import msgspec
 
-from referee.apart.placement import Apart
 from referee.match.runner import interrupted, leaf_error
-from referee.running.cluster import ClusterError, connected
+from referee.running.cluster import connected
 from referee.running.jobs import MatchJob
 from referee.running.results import MatchResult
 from referee.running.worker import close_pools, play, stop_with_parent
@@ -183,34 +182,9 @@ def dask_executor(address: str, jobs: int) -> Iterator[tuple[cf.Executor, int]]:
                 client.run(close_pools)
 
 
-@contextmanager
-def apart_executor(address: str, jobs: int, apart: Apart) -> Iterator[tuple[cf.Executor, int]]:
-    """Matches refereed here with their seats on the Dask cluster at ``address`` (``local``:
-    a LocalCluster of four workers a match, ``jobs`` matches), and how many at once."""
-    from referee.apart.placement import PlacementError
-    from referee.apart.pool import Seating, SeatsApartPool
-
-    with connected(address, 4 * jobs) as client:
-        try:
-            size = Seating(client, apart).matches_at_once()
-        except PlacementError as exc:
-            raise ClusterError(str(exc)) from None
-        pool = SeatsApartPool(client, apart, size)
-        try:
-            yield pool, size
-        except BaseException:
-            pool.shutdown(wait=True, cancel_futures=True)
-            raise
-        pool.shutdown(wait=True)
-
-
-def executor(
-    dask: str | None, jobs: int, seats_apart: Apart | None = None
-) -> AbstractContextManager[tuple[cf.Executor, int]]:
-    """Where the matches run: on the Dask cluster ``dask`` names (their seats apart on its
-    workers with ``seats_apart``), else in worker processes here."""
-    if dask and seats_apart:
-        return apart_executor(dask, jobs, seats_apart)
+def executor(dask: str | None, jobs: int) -> AbstractContextManager[tuple[cf.Executor, int]]:
+    """Where the matches run: on the Dask cluster ``dask`` names, else in worker processes
+    here (with their seats apart on a cluster's workers: ``referee.apart.pool``)."""
     return dask_executor(dask, jobs) if dask else local_executor(jobs)
 
 

@@ -9,11 +9,12 @@ import signal
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from referee.apart.pool import executor
 from referee.errors import SandboxRefused
 from referee.files import private_directory
 from referee.running.cluster import ClusterError, check_workers
 from referee.running.confinement import describe_sandbox
-from referee.running.executors import Stopping, default_jobs, executor, run_jobs
+from referee.running.executors import Stopping, default_jobs, run_jobs
 from referee.running.failures import failure_kinds, new_failures, only_first_tails
 from referee.running.jobs import MatchJob
 from referee.running.results import MatchResult, ResultsFile, refuse_used_logs

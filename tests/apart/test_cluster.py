@@ -14,12 +14,14 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from support.bot_commands import RANDOM_BOT, python
 from support.processes import BOTS, gone, referee, with_marker
 
 distributed = pytest.importorskip("distributed")
+
 
 #: A seat that answers its first acts at once, then takes a little while each: long enough
 #: to be killed in mid-match, short enough to finish.
@@ -75,7 +77,7 @@ def _worker_pids(address: str) -> dict[str, int]:
         return client.run(os.getpid)  # type: ignore[no-any-return]
 
 
-def _records(log: Path) -> list[dict[str, object]]:
+def _records(log: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in log.read_text().splitlines()]
 
 
@@ -86,9 +88,7 @@ def _moves(log: Path) -> int:
         return 0
 
 
-def test_a_match_apart_verifies_and_says_where_each_seat_ran(
-    cluster: str, tmp_path: Path
-) -> None:
+def test_a_match_apart_verifies_and_says_where_each_seat_ran(cluster: str, tmp_path: Path) -> None:
     marker = f"apart-{os.getpid()}-match"
     log = tmp_path / "m.jsonl"
     done = referee(
@@ -113,9 +113,7 @@ def test_a_match_apart_verifies_and_says_where_each_seat_ran(
 
 def test_partners_on_one_host_are_refused_before_any_log(cluster: str, tmp_path: Path) -> None:
     log = tmp_path / "refused.jsonl"
-    done = referee(
-        "match", "--dask", cluster, "--seats-apart", "--log", str(log), cwd=tmp_path
-    )
+    done = referee("match", "--dask", cluster, "--seats-apart", "--log", str(log), cwd=tmp_path)
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and "run on one host" in done.stderr
     assert "--seats-apart=workers" in done.stderr and not log.exists()
@@ -136,9 +134,9 @@ def test_a_worker_killed_in_mid_match_voids_it_and_leaves_no_bot(
         while _moves(log) < 4:
             assert time.monotonic() < deadline and match.poll() is None, match.communicate()
             time.sleep(0.05)
-        worker = _records(log)[0]["placement"]["seats"]["C"]["worker"]  # type: ignore[index]
+        worker = _records(log)[0]["placement"]["seats"]["C"]["worker"]
         os.kill(_worker_pids(cluster)[worker], signal.SIGKILL)
-        out, err = match.communicate(timeout=60)
+        _out, err = match.communicate(timeout=60)
     finally:
         if match.poll() is None:
             match.kill()
@@ -193,9 +191,9 @@ def test_a_tournament_apart_plays_again_the_match_whose_worker_died(
             assert time.monotonic() < deadline and tournament.poll() is None
             time.sleep(0.05)
         log = next(log for log in logs.glob("*.jsonl") if _moves(log) >= 4)
-        worker = _records(log)[0]["placement"]["seats"]["A"]["worker"]  # type: ignore[index]
+        worker = _records(log)[0]["placement"]["seats"]["A"]["worker"]
         os.kill(_worker_pids(cluster)[worker], signal.SIGKILL)
-        out, err = tournament.communicate(timeout=180)
+        _out, err = tournament.communicate(timeout=180)
     finally:
         if tournament.poll() is None:
             tournament.kill()
@@ -225,5 +223,48 @@ def test_a_league_runs_with_its_seats_apart(cluster: str, tmp_path: Path) -> Non
     logs = sorted((tmp_path).rglob("*.jsonl"))
     assert len(logs) == 2
     for log in logs:
-        assert _records(log)[0]["placement"]["apart"] == "workers"  # type: ignore[index]
+        assert _records(log)[0]["placement"]["apart"] == "workers"
         assert referee("replay", "--verify", str(log), cwd=tmp_path).returncode == 0
+
+
+def test_a_bot_that_crashes_on_its_worker_is_charged_precisely(
+    cluster: str, tmp_path: Path
+) -> None:
+    log = tmp_path / "crash.jsonl"
+    crash = python(BOTS / "crash_bot.py", "--after", "1", "--status", "7")
+    done = referee(
+        "match", crash, RANDOM_BOT, "--log", str(log), "--dask", cluster,
+        "--seats-apart=workers", "--json", cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    outcome = json.loads(done.stdout)
+    assert outcome["end"] == "forfeit" and outcome["forfeit"]["reason"] == "crashed"
+    assert "exit status 7" in outcome["forfeit"]["detail"]
+    assert set(outcome["placement"]["seats"]) == set("ABCD") and set(outcome["relay"]) <= set(
+        "ABCD"
+    )
+    end = _records(log)[-1]
+    assert end["end"] == "forfeit" and "exit status 7" in end["detail"]
+
+
+def test_a_final_apart_is_paced_frozen_and_strict_on_its_workers(
+    cluster: str, tmp_path: Path
+) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("--final's strict sandbox needs root on the workers")
+    log = tmp_path / "final.jsonl"
+    system = "/usr/bin/python3"  # a runtime every seat's uid can run (strict)
+    if not Path(system).exists():
+        pytest.skip(f"{system} is missing: strict needs a runtime every user can run")
+    bot = f"{system} {Path(RANDOM_BOT.split()[-1])}"
+    done = referee(
+        "match", bot, bot, "--final", "--move-timeout", "0.05", "--startup-timeout", "3",
+        "--log", str(log), "--dask", cluster, "--seats-apart=workers", cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    header = _records(log)[0]
+    assert header["limits"]["pace"] and header["limits"]["frozen_when_idle"]
+    assert header["sandbox"]["mode"] == "strict"
+    for seat in "ABCD":
+        assert {"uid", "private-root", "seccomp"} <= set(header["sandbox"]["seats"][seat])
+    assert referee("replay", "--verify", str(log), cwd=tmp_path).returncode == 0

@@ -41,7 +41,7 @@ def test_four_hosts_give_every_seat_a_host_of_its_own() -> None:
 
 
 def test_one_host_is_refused_with_the_way_out() -> None:
-    with pytest.raises(PlacementError, match="one host.*--seats-apart=workers"):
+    with pytest.raises(PlacementError, match=r"one host.*--seats-apart=workers"):
         place(workers(6), "hosts")
 
 
@@ -57,7 +57,7 @@ def test_hosts_that_cannot_split_both_partnerships_are_refused() -> None:
 
 
 def test_fewer_than_four_workers_are_refused() -> None:
-    with pytest.raises(PlacementError, match="four Dask workers.*has 3"):
+    with pytest.raises(PlacementError, match=r"four Dask workers.*has 3"):
         place(workers(2, 1), "workers")
 
 

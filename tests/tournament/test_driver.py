@@ -36,7 +36,9 @@ RunJobs = Callable[..., None]
 
 
 @contextmanager
-def _no_executor(dask: str | None, jobs: int) -> Iterator[tuple[None, int]]:
+def _no_executor(
+    dask: str | None, jobs: int, seats_apart: str | None = None
+) -> Iterator[tuple[None, int]]:
     yield None, jobs
 
 

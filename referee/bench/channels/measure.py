@@ -186,7 +186,11 @@ class Bench:
     """Plays the trials; every match in a folder of its own under ``directory``."""
 
     def __init__(
-        self, directory: Path, move_timeout: float, helper: Path | str, apart: OnCluster | None
+        self,
+        directory: Path,
+        move_timeout: float,
+        helper: Path | str,
+        apart: OnCluster | None = None,
     ) -> None:
         self.directory = directory
         self.move_timeout = move_timeout
