@@ -17,7 +17,7 @@ from typing import Any, Final
 
 import trio
 
-from referee.apart.host import Output, SeatClosed, SeatStarted
+from referee.apart.host import Output, SeatClosed, SeatStarted, TimeoutCheck
 from referee.apart.link import SeatLink
 from referee.errors import BotCrashed, BotFault, BotNotReading, BotTimeout
 from referee.match.connection import INPUT_CLOSED, BotConnection
@@ -27,6 +27,8 @@ from referee.match.process import StderrSink
 from referee.match.trace import WireTrace
 from referee.rules.tiles import Seat
 
+#: Seconds the host may take to say how a bot that went away ended (it waits up to a second).
+EXPLAIN_WITHIN: Final = 5.0
 #: Seconds a read waits on the host before asking again (a wait the referee gave up on
 #: costs only a task there for this long).
 LONG_POLL: Final = 5.0
@@ -148,6 +150,8 @@ class RemoteBot:
         self.held = bytearray()
         self._nursery = nursery
         self._sequence = 0
+        #: The number of the last call that carried lines (an ``act``) to the bot.
+        self._carried = 0
         self._closed = False
 
     def hold(self, data: bytes) -> None:
@@ -168,6 +172,7 @@ class RemoteBot:
         """Write the held lines, then read from ``offset``: one call."""
         data, self.held = bytes(self.held), bytearray()
         call = self._in_order("exchange", data, offset, LONG_POLL)
+        self._carried = self._sequence
         output: Output = await call.result()
         return output
 
@@ -191,13 +196,16 @@ class RemoteBot:
         """A timeout is first a question of whether the seat is still there (it is lost if
         not) and whether its bot stopped reading; a bot gone away is explained on its host."""
         if isinstance(fault, BotTimeout):
-            if await self.link.ask("stuck"):
+            state: TimeoutCheck = await self.link.ask("state", self._carried)
+            if state.stuck:  # a write waits for the bot: it stopped reading
                 return BotNotReading("the bot stopped reading its input")
+            if not state.taken:  # the act never reached the bot in time
+                raise self.link.lose("its act reached its worker only after the deadline")
             return fault
         if not gone(fault):
             return fault
         try:
-            precise: BotFault = await self.link.call("explain", fault)
+            precise: BotFault = await self.link.ask("explain", fault, within=EXPLAIN_WITHIN)
         except SeatLost:
             raise
         except Exception:  # the host could not say more: the fault as seen
@@ -208,15 +216,15 @@ class RemoteBot:
         """Deliver what is held, end the bot on its host, bring its stderr here. Never
         raises: a seat that is lost has nothing more to give."""
         code = None
-        with trio.CancelScope(shield=True):
+        with trio.CancelScope(shield=True):  # the calls go out even when the match is cancelled
             self._closed = True
             closed: SeatClosed | None = None
             with trio.move_on_after(2 * LONG_POLL):
                 try:
                     if self.held:
                         data, self.held = bytes(self.held), bytearray()
-                        await self._in_order("write", data).result()
-                    closed = await self._in_order("close").result()
+                        await self.link.call("write", self._next(), data)
+                    closed = await self.link.call("close", self._next())
                 except Exception:
                     closed = None
             if closed is not None:

@@ -31,14 +31,17 @@ import trio
 
 from referee.errors import BotFault
 from referee.match.process import BotProcess, StderrSink
-from referee.record.sandbox import SandboxReport
+from referee.record.sandbox import Layer, SandboxReport
 from referee.rules.tiles import Seat
+from referee.sandbox import resident
 from referee.sandbox.policy import plan as plan_sandbox
 from referee.sandbox.seats import MatchJails
 from referee.settings import MatchSettings, SandboxSettings
 
 #: Seconds between the watchdog's looks at whether the referee still holds this seat.
 WATCH_PERIOD: Final = 0.25
+#: Seconds the last lines wait to be written to a bot before it is closed all the same.
+CLOSE_WAIT: Final = 1.0
 #: Bytes of the bot's output held unread before the host stops reading it (the referee's
 #: line bound refuses any line this long anyway).
 HELD_OUTPUT: Final = 1 << 20
@@ -56,6 +59,8 @@ class SeatStart(msgspec.Struct, frozen=True):
     sandbox: SandboxSettings
     #: Paths no bot may read (the referee's log folder, if this worker shares its machine).
     secrets: list[str]
+    #: Another match on these deals was played before: the lookup caches are wiped first.
+    after_same_deals: bool = False
 
 
 class SeatStarted(msgspec.Struct, frozen=True):
@@ -84,6 +89,20 @@ class Output(msgspec.Struct, frozen=True):
     since_write: float | None = None
     #: The lines sent with this call could not be written: the bot closed its input.
     input_closed: bool = False
+
+
+class SeatEnded(Exception):
+    """The host ended the seat's bot (its referee let the seat go): no line goes to it now,
+    and nothing it did is to be judged."""
+
+
+class TimeoutCheck(msgspec.Struct, frozen=True):
+    """What the host says after a decision timed out: whether a write waits for the bot to
+    read, and whether the call numbered as asked was taken yet (else the ``act`` never
+    reached the bot in time: not its fault)."""
+
+    stuck: bool
+    taken: bool
 
 
 def kernel_id() -> str:
@@ -133,8 +152,14 @@ class _Relay:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._changed: asyncio.Event | None = None
         self._reading = False
-        #: A write waits for the bot to read (its pipe is full).
-        self.stuck = False
+        self._detached = False
+        #: A write waits for the bot to read (its pipe is full): what it waits on.
+        self._writable: asyncio.Future[None] | None = None
+
+    @property
+    def stuck(self) -> bool:
+        """Whether a write waits for the bot to read."""
+        return self._writable is not None
 
     # -- on the event loop ------------------------------------------------------------------
 
@@ -145,12 +170,22 @@ class _Relay:
         self._resume_reading()
 
     def detach(self) -> None:
-        """Stop watching the bot's pipes (before they are closed)."""
+        """Stop watching the bot's pipes for good (before they are closed): a write that waits
+        for the bot gives up."""
+        self._detached = True
+        self._pause_reading()
+        if self._writable is not None and self._loop is not None:
+            self._loop.remove_writer(self._stdin_fd())
+            self._writable.cancel()
+
+    def _pause_reading(self) -> None:
         if self._loop is not None and self._reading:
             self._loop.remove_reader(self.bot.stdout.fileno())
             self._reading = False
 
     def _resume_reading(self) -> None:
+        if self._detached:
+            return
         if not self._reading and not self.ended and self._loop is not None:
             self._loop.add_reader(self.bot.stdout.fileno(), self._readable)
             self._reading = True
@@ -167,10 +202,10 @@ class _Relay:
         if data:
             self.output += data
             if len(self.output) >= HELD_OUTPUT:  # much unread: wait for the referee
-                self.detach()
+                self._pause_reading()
         else:
             self.ended = True
-            self.detach()
+            self._pause_reading()
         self._wake()
 
     def _wake(self) -> None:
@@ -179,11 +214,14 @@ class _Relay:
         self._changed = asyncio.Event()
 
     async def read(self, offset: int, wait: float) -> Output:
+        if self._detached and not self.output and not self.ended:
+            raise SeatEnded
         drop = min(max(0, offset - self.base), len(self.output))
         if drop:
             del self.output[:drop]
             self.base += drop
-            self.arrived_at = time.monotonic() if self.output else None
+            if not self.output:  # what is left came no earlier than the first byte did
+                self.arrived_at = None
             self._resume_reading()
         if not self.output and not self.ended:
             assert self._changed is not None
@@ -197,10 +235,13 @@ class _Relay:
         return Output(b"" if self.ended else None)
 
     async def write(self, data: bytes) -> bool:
-        """Write to the bot (thawed first, under freeze); False once its input is closed."""
+        """Write to the bot (thawed first, under freeze); False once its input is closed.
+        ``SeatEnded`` once the host has let it go."""
+        if self._detached:
+            raise SeatEnded
         if self.frozen:
             self.thaw()
-        if self.input_closed or self.closed is not None:
+        if self.input_closed:
             return False
         view = memoryview(data)
         fd = self._stdin_fd()
@@ -209,14 +250,16 @@ class _Relay:
                 view = view[os.write(fd, view) :]
             except BlockingIOError:
                 assert self._loop is not None
-                ready = self._loop.create_future()
+                ready = self._writable = self._loop.create_future()
                 self._loop.add_writer(fd, ready.set_result, None)
-                self.stuck = True
                 try:
                     await ready
+                except asyncio.CancelledError:  # detached: the host ends the bot
+                    raise SeatEnded from None
                 finally:
-                    self.stuck = False
-                    self._loop.remove_writer(fd)
+                    self._writable = None
+                    if not self._detached:
+                        self._loop.remove_writer(fd)
             except OSError:  # EPIPE: the bot closed its input
                 self.input_closed = True
                 return False
@@ -306,6 +349,9 @@ class SeatHost:
                 result = await work()
             except Exception as exc:
                 loop.call_soon_threadsafe(settle, None, exc)
+            except BaseException:  # the thread is ending: the caller must not wait forever
+                loop.call_soon_threadsafe(settle, None, SeatEnded())
+                raise
             else:
                 loop.call_soon_threadsafe(settle, result, None)
 
@@ -323,7 +369,8 @@ class SeatHost:
 
     async def start(self, request: SeatStart) -> SeatStarted:
         """Plan the sandbox here, start the bot in it; raises ``BotStartFailed`` (or the
-        sandbox's ``OSError``) as a match here would."""
+        sandbox's ``OSError``, or ``SandboxRefused``) as a match here would. Whatever goes
+        wrong after the bot started ends it."""
         from distributed import get_worker
 
         worker = get_worker()
@@ -333,10 +380,16 @@ class SeatHost:
         except BaseException:
             self._stop_thread()
             raise
-        relay.attach()
         self._relay = relay
-        me = next(key for key, actor in worker.state.actors.items() if actor is self)
-        self._watchdog = asyncio.ensure_future(self._watch(worker, me))
+        try:
+            relay.attach()
+            me = next((k for k, actor in worker.state.actors.items() if actor is self), None)
+            if me is None:  # released while it started: the referee has gone
+                raise SeatEnded
+            self._watchdog = asyncio.ensure_future(self._watch(worker, me))
+        except BaseException:
+            await self._end_once()
+            raise
         host, kernel = whereabouts()
         report = relay.jails.plan.report
         return SeatStarted(sandbox=report, worker=worker.address, host=host, kernel=kernel)
@@ -349,6 +402,10 @@ class SeatHost:
             request.sandbox, limits, request.commands, [Path(p) for p in request.secrets]
         )
         await hold_pages(plan)
+        if request.after_same_deals and Layer.PAGE_CACHE in plan.report.layers:
+            # What an earlier match's bots left in the lookup caches would tell this one's
+            # the deals: wiped, as a match here does (``running.worker``).
+            await trio.to_thread.run_sync(resident.forget_lookups)
         jails = MatchJails(plan)
         try:
             jail = jails.jail(request.seat)
@@ -411,9 +468,10 @@ class SeatHost:
         (await self._in_order(sequence)).thaw()
         await self._done()
 
-    async def stuck(self) -> bool:
-        """Whether a write waits for the bot to read."""
-        return self._relayed().stuck
+    async def state(self, sequence: int) -> TimeoutCheck:
+        """After a timeout: is a write waiting for the bot, and was call ``sequence`` (the
+        one that carried the ``act``) taken yet?"""
+        return TimeoutCheck(stuck=self._relayed().stuck, taken=self._turn > sequence)
 
     async def explain(self, fault: BotFault) -> BotFault:
         relay = self._relayed()
@@ -423,9 +481,11 @@ class SeatHost:
         """Nothing: that it answers says the worker and the link are alive."""
 
     async def close(self, sequence: int) -> SeatClosed | None:
-        """End the bot and its sandbox once the calls before have been taken; how it ended
+        """End the bot and its sandbox once the calls before have been taken (a write that
+        waits for a bot that does not read is given up after ``CLOSE_WAIT``); how it ended
         and its stderr."""
-        await self._in_order(sequence)
+        with suppress(TimeoutError):
+            await asyncio.wait_for(self._in_order(sequence), CLOSE_WAIT)
         return await self._end_once()
 
     async def _end_once(self) -> SeatClosed | None:

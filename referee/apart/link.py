@@ -18,6 +18,7 @@ from typing import Any, Final
 
 import trio
 
+from referee.apart.host import SeatEnded
 from referee.match.outcome import SeatLost
 from referee.rules.tiles import Seat
 
@@ -56,7 +57,10 @@ class SeatLink:
             raise self._lost(_said(exc)) from None
         if reply["status"] == "OK":
             return reply["result"]
-        raise reply["exception"]
+        error = reply["exception"]
+        if isinstance(error, SeatEnded):
+            raise self._lost("the worker had let the seat go (the referee's hold on it lapsed)")
+        raise error
 
     async def _execute(self, function: str, args: tuple[Any, ...]) -> dict[str, Any]:
         from distributed.protocol.serialize import to_serialize
@@ -68,13 +72,17 @@ class SeatLink:
             kwargs={},
         )
 
-    async def ask(self, function: str, *args: Any) -> Any:
-        """``call``, answered within ``ALIVE_TIMEOUT`` or the seat is lost (shielded: asked
+    async def ask(self, function: str, *args: Any, within: float = ALIVE_TIMEOUT) -> Any:
+        """``call``, answered within ``within`` seconds or the seat is lost (shielded: asked
         after a deadline has passed)."""
         with trio.CancelScope(shield=True):
-            with trio.move_on_after(ALIVE_TIMEOUT):
+            with trio.move_on_after(within):
                 return await self.call(function, *args)
-        raise self._lost(f"no answer to a check within {ALIVE_TIMEOUT:g} s")
+        raise self._lost(f"no answer to a {function!r} within {within:g} s")
+
+    def lose(self, why: str) -> SeatLost:
+        """The seat is lost for ``why``: every later call says so."""
+        return self._lost(why)
 
 
 async def _settled(future: cf.Future[Any]) -> Any:

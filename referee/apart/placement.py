@@ -66,18 +66,30 @@ class Worker:
 
 def survey(client: Any) -> list[Worker]:
     """The cluster's workers, each with its host name and kernel (asked of the worker)."""
+    info = client.scheduler_info(n_workers=-1)["workers"]
+    return workers_of(info, where(client, list(info)))
+
+
+def where(client: Any, addresses: list[str]) -> dict[str, tuple[str, str]]:
+    """Each worker's host name and kernel, as it says (a worker without this referee, or
+    that cannot say, is left out)."""
     from referee.apart.host import whereabouts
 
-    info = client.scheduler_info(n_workers=-1)["workers"]
-    where = client.run(whereabouts, on_error="return")
-    workers = []
-    for address, worker in sorted(info.items()):
-        answer = where.get(address)
-        if not isinstance(answer, tuple | list):
-            continue  # it could not say where it runs (a worker without this referee)
-        host, kernel = answer
-        workers.append(Worker(address, host, kernel, max(1, int(worker.get("nthreads", 1)))))
-    return workers
+    answers = client.run(whereabouts, workers=addresses, on_error="return")
+    return {
+        address: (str(answer[0]), str(answer[1]))
+        for address, answer in answers.items()
+        if isinstance(answer, tuple | list)
+    }
+
+
+def workers_of(info: dict[str, Any], known: dict[str, tuple[str, str]]) -> list[Worker]:
+    """The workers of the scheduler's ``info`` whose whereabouts are ``known``."""
+    return [
+        Worker(address, *known[address], max(1, int(worker.get("nthreads", 1))))
+        for address, worker in sorted(info.items())
+        if address in known
+    ]
 
 
 def place(

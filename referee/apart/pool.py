@@ -11,15 +11,16 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import threading
+import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager, suppress
 from pathlib import Path
 from typing import Any, Final
 
 import trio
 
-from referee.apart.placement import Apart, PlacementError, place, survey
+from referee.apart.placement import Apart, PlacementError, Worker, place, where, workers_of
 from referee.apart.seating import play_apart
 from referee.record.records import Placement
 from referee.running.cluster import ClusterError, connected
@@ -30,6 +31,8 @@ from referee.running.results import MatchResult, result_of
 
 #: Seconds between looks at the cluster while a match waits for four free workers.
 WAIT_FOR_WORKERS: Final = 1.0
+#: Seconds a match waits for a cluster that lost workers to have enough again.
+WAIT_FOR_CLUSTER: Final = 60.0
 
 
 class Seating:
@@ -40,28 +43,60 @@ class Seating:
         self.apart = apart
         self.busy: Counter[str] = Counter()
         self._changed = threading.Condition()
+        #: Each worker's host name and kernel, by address, as it said.
+        self._where: dict[str, tuple[str, str]] = {}
 
     def matches_at_once(self) -> int:
         """How many matches the cluster seats at once (``PlacementError``: none)."""
-        workers = survey(self.client)
+        workers = self.survey()
         place(workers, self.apart)  # refused here, before any match, if it never can
         return max(1, sum(w.slots for w in workers) // 4)
 
+    def described(self, size: int) -> str:
+        """How the seats will be placed, in a line."""
+        workers = self.survey()
+        hosts = len({w.kernel for w in workers})
+        where = (
+            "partners on different hosts"
+            if self.apart == "hosts"
+            else "one host allowed (--seats-apart=workers: a trial)"
+        )
+        return (
+            f"seats apart ({self.apart}): {len(workers)} workers on {hosts} host"
+            f"{'s' if hosts != 1 else ''}, {size} match{'es' if size != 1 else ''} at once,"
+            f" each seat on a worker of its own, {where}; each log's header says where"
+        )
+
     def take(self, stopping: threading.Event) -> Placement:
-        """Four free workers for a match, waiting for them if need be."""
-        with self._changed:
-            while True:
-                workers = survey(self.client)
+        """Four free workers for a match, waiting for them if need be — and, up to
+        ``WAIT_FOR_CLUSTER`` seconds, for workers the cluster lost to come back (a nanny
+        restarts a killed one)."""
+        lacking = time.monotonic() + WAIT_FOR_CLUSTER
+        while True:
+            workers = self.survey()  # outside the lock: the cluster may be slow to answer
+            with self._changed:
                 try:
                     placement = place(workers, self.apart, self.busy)
-                    break
                 except PlacementError:
-                    place(workers, self.apart)  # never: refused (the cluster lost workers)
+                    try:
+                        place(workers, self.apart)  # could it, were every worker free?
+                    except PlacementError:
+                        if time.monotonic() > lacking:
+                            raise
+                else:
+                    self.busy.update(place.worker for place in placement.seats.values())
+                    return placement
                 if stopping.is_set():
                     raise cf.CancelledError("the competition is stopping")
                 self._changed.wait(WAIT_FOR_WORKERS)
-            self.busy.update(place.worker for place in placement.seats.values())
-            return placement
+
+    def survey(self) -> list[Worker]:
+        """The cluster's workers now; where each runs is asked once per worker."""
+        info = self.client.scheduler_info(n_workers=-1)["workers"]
+        new = [address for address in info if address not in self._where]
+        if new:
+            self._where.update(where(self.client, new))
+        return workers_of(info, self._where)
 
     def give_back(self, placement: Placement) -> None:
         with self._changed:
@@ -112,6 +147,7 @@ class SeatsApartPool(cf.Executor):
                 return await play_apart(
                     self.client, placement, job.settings, job.commands,
                     Path(job.log).resolve(), job.sandbox, secrets,
+                    after_same_deals=job.after_same_deals,
                 )  # fmt: skip
             finally:
                 with self._lock:
@@ -140,14 +176,19 @@ def _set_aside(log: Path, attempt: int) -> Path:
 
 
 @contextmanager
-def apart_executor(address: str, jobs: int, apart: Apart) -> Iterator[tuple[cf.Executor, int]]:
+def apart_executor(
+    address: str, jobs: int, apart: Apart, say: Callable[[str], None] = lambda line: None
+) -> Iterator[tuple[cf.Executor, int]]:
     """Matches refereed here with their seats on the Dask cluster at ``address`` (``local``:
-    a LocalCluster of four workers a match, ``jobs`` matches), and how many at once."""
+    a LocalCluster of four workers a match, ``jobs`` matches), and how many at once; ``say``
+    is told how the seats will be placed."""
     with connected(address, 4 * jobs) as client:
+        seating = Seating(client, apart)
         try:
-            size = Seating(client, apart).matches_at_once()
+            size = seating.matches_at_once()
         except PlacementError as exc:
             raise ClusterError(str(exc)) from None
+        say(seating.described(size))
         pool = SeatsApartPool(client, apart, size)
         try:
             yield pool, size
@@ -158,10 +199,14 @@ def apart_executor(address: str, jobs: int, apart: Apart) -> Iterator[tuple[cf.E
 
 
 def executor(
-    dask: str | None, jobs: int, seats_apart: Apart | None = None
+    dask: str | None,
+    jobs: int,
+    seats_apart: Apart | None = None,
+    say: Callable[[str], None] = lambda line: None,
 ) -> AbstractContextManager[tuple[cf.Executor, int]]:
     """Where a competition's matches run: with their seats apart on the Dask cluster
-    ``dask`` names (``seats_apart``), else as ``running.executors.executor`` says."""
+    ``dask`` names (``seats_apart``; ``say`` is told how), else as
+    ``running.executors.executor`` says."""
     if dask and seats_apart:
-        return apart_executor(dask, jobs, seats_apart)
+        return apart_executor(dask, jobs, seats_apart, say)
     return whole_matches(dask, jobs)

@@ -89,39 +89,60 @@ class SeatsApart:
     failed: dict[Seat, BaseException] = field(default_factory=dict)
     _futures: list[Any] = field(default_factory=list)
 
-    async def open(self, commands: dict[Seat, str], settings: MatchSettings, log: Path) -> None:
-        """Start the four bots at once, each on its worker."""
+    async def open(
+        self,
+        commands: dict[Seat, str],
+        settings: MatchSettings,
+        log: Path,
+        after_same_deals: bool = False,
+    ) -> None:
+        """Start the four bots at once, each on its worker (``after_same_deals``: another
+        match on these deals was played before, so the workers wipe their lookup caches)."""
         async with trio.open_nursery() as nursery:
             for seat in SEATS:
-                nursery.start_soon(self._open_seat, seat, commands, settings, log)
+                nursery.start_soon(self._open_seat, seat, commands, settings, log, after_same_deals)
 
     async def _open_seat(
-        self, seat: Seat, commands: dict[Seat, str], settings: MatchSettings, log: Path
+        self,
+        seat: Seat,
+        commands: dict[Seat, str],
+        settings: MatchSettings,
+        log: Path,
+        after_same_deals: bool,
     ) -> None:
+        """Start the seat's bot on its worker. Its own failure to start is the bot's; the
+        worker's (its sandbox cannot be made or is refused there, no answer) loses the seat."""
         worker = self.placement.seats[seat].worker
+        request = SeatStart(
+            seat=seat,
+            command=commands[seat],
+            commands=commands,
+            settings=msgspec.structs.replace(settings, seed=0),  # the deals are the referee's
+            sandbox=self.sandbox,
+            secrets=self.secrets,
+            after_same_deals=after_same_deals,
+        )
         try:
-            link = await self._actor(seat, worker)
-            request = SeatStart(
-                seat=seat,
-                command=commands[seat],
-                commands=commands,
-                settings=settings,
-                sandbox=self.sandbox,
-                secrets=self.secrets,
-            )
-            started: SeatStarted = await link.call("start", request)
+            with trio.fail_after(settings.startup_timeout + ACTOR_TIMEOUT):
+                link = await self._actor(seat, worker)
+                started: SeatStarted = await link.call("start", request)
         except (BotStartFailed, SeatLost) as exc:
             self.failed[seat] = exc
             return
-        except OSError as exc:  # the sandbox could not be made there
-            self.failed[seat] = BotStartFailed(
-                f"the sandbox for this seat could not be made on {worker}: {exc.strerror or exc}"
+        except trio.TooSlowError:
+            self.failed[seat] = SeatLost(seat, f"its worker {worker} did not start it in time")
+            return
+        except (OSError, SandboxRefused) as exc:
+            why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+            self.failed[seat] = SeatLost(
+                seat, f"its worker {worker} could not make the sandbox: {why}"
             )
             return
         stderr = StderrSink(stderr_path(log, seat), settings.stderr_limit)
         self.bots[seat] = RemoteBot(seat, commands[seat], link, started, stderr, self.nursery)
 
     async def _actor(self, seat: Seat, worker: str) -> SeatLink:
+        """The seat's ``SeatHost`` made on its worker (released with the match)."""
         key = f"texas42-seat-{seat}-{secrets.token_hex(8)}"
         future = self.client.submit(
             SeatHost, actor=True, workers=[worker], allow_other_workers=False, pure=False, key=key
@@ -207,12 +228,14 @@ async def play_apart(
     sandbox: SandboxSettings,
     secrets: list[str],
     trace: WireTrace | None = None,
+    after_same_deals: bool = False,
 ) -> ApartOutcome:
-    """Play one match with each seat on the worker ``placement`` gives it."""
+    """Play one match with each seat on the worker ``placement`` gives it; a seat lost voids
+    it (``ApartOutcome.lost``), a seat lost once it was decided changes nothing."""
     async with trio.open_nursery() as nursery:
         source = SeatsApart(client, placement, sandbox, secrets, nursery)
         try:
-            await source.open(commands, settings, log_path)
+            await source.open(commands, settings, log_path, after_same_deals)
             limits = msgspec.structs.replace(settings, seed=0)
             report = source.report(sandbox) or SandboxReport(
                 mode=sandbox.mode, seats={seat: [] for seat in SEATS}
@@ -224,4 +247,5 @@ async def play_apart(
         finally:
             source.close()
             nursery.cancel_scope.cancel()
-    return ApartOutcome(outcome, placement, source.relay(), source.lost())
+    lost = source.lost() if outcome.end == "void" else None
+    return ApartOutcome(outcome, placement, source.relay(), lost)

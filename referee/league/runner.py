@@ -316,7 +316,7 @@ def run_league(
 
     with Stopping() as stopping:  # SIGTERM and SIGHUP stop it as Ctrl-C does
         try:
-            with executor(request.dask, request.jobs, request.seats_apart) as (pool, slots):
+            with executor(request.dask, request.jobs, request.seats_apart, say) as (pool, slots):
                 run_jobs(pool, run.jobs(), 2 * slots, on_result, on_error, on_retry)
         except KeyboardInterrupt:
             played.interrupted = stopping.signal

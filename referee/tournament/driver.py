@@ -187,7 +187,10 @@ class _Tournament:
         with Stopping() as stopping:
             self.output.started(self.names, len(jobs), self.results)
             try:
-                with executor(config.dask, config.jobs, config.seats_apart) as (pool, slots):
+                with executor(config.dask, config.jobs, config.seats_apart, self.output.note) as (
+                    pool,
+                    slots,
+                ):
                     run_jobs(
                         pool,
                         missing,

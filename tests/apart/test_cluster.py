@@ -11,13 +11,13 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from support.bot_commands import RANDOM_BOT, python
+from support.cluster import dask, moves, scheduler_address, seat_worker, stop, wait_for
 from support.processes import BOTS, gone, referee, with_marker
 
 distributed = pytest.importorskip("distributed")
@@ -29,42 +29,25 @@ def _slow(marker: str, sleep: float = 0.05) -> str:
     return python(BOTS / "sleepy_bot.py", "--after", "2", "--sleep", str(sleep), "--marker", marker)
 
 
-def _dask(*args: str, cwd: Path, log: Path) -> subprocess.Popen[bytes]:
-    with log.open("wb") as out:
-        return subprocess.Popen(
-            [sys.executable, "-m", "dask", *args],
-            cwd=cwd,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-
-
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A scheduler and four single-threaded workers under nannies."""
     home = tmp_path_factory.mktemp("cluster")
     file = home / "scheduler.json"
     started = [
-        _dask("scheduler", "--scheduler-file", str(file), "--port", "0", "--no-dashboard",
-              cwd=home, log=home / "scheduler.log")
+        dask("scheduler", "--scheduler-file", str(file), "--port", "0", "--no-dashboard",
+             cwd=home, log=home / "scheduler.log")
     ]  # fmt: skip
     try:
-        deadline = time.monotonic() + 60
-        while not file.exists() or not file.read_text().strip():
-            assert time.monotonic() < deadline, (home / "scheduler.log").read_text()
-            time.sleep(0.1)
-        address = json.loads(file.read_text())["address"]
+        address = scheduler_address(file, home / "scheduler.log")
         started.append(
-            _dask("worker", address, "--nworkers", "4", "--nthreads", "1", "--no-dashboard",
-                  cwd=home, log=home / "workers.log")
+            dask("worker", address, "--nworkers", "4", "--nthreads", "1", "--no-dashboard",
+                 cwd=home, log=home / "workers.log")
         )  # fmt: skip
         _wait_for_workers(address, 4)
         yield address
     finally:
-        for process in reversed(started):
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
+        stop(started)
 
 
 def _wait_for_workers(address: str, count: int) -> None:
@@ -81,11 +64,11 @@ def _records(log: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in log.read_text().splitlines()]
 
 
-def _moves(log: Path) -> int:
-    try:
-        return sum('"type":"move"' in line for line in log.read_text().splitlines())
-    except OSError:
-        return 0
+def _kill_seat_worker(cluster: str, log: Path, seat: str) -> str:
+    """Kill the worker running ``seat`` of the match ``log`` records, as a machine dies."""
+    worker = seat_worker(log, seat)
+    os.kill(_worker_pids(cluster)[worker], signal.SIGKILL)
+    return worker
 
 
 def test_a_match_apart_verifies_and_says_where_each_seat_ran(cluster: str, tmp_path: Path) -> None:
@@ -130,12 +113,8 @@ def test_a_worker_killed_in_mid_match_voids_it_and_leaves_no_bot(
         cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
     try:
-        deadline = time.monotonic() + 60
-        while _moves(log) < 4:
-            assert time.monotonic() < deadline and match.poll() is None, match.communicate()
-            time.sleep(0.05)
-        worker = _records(log)[0]["placement"]["seats"]["C"]["worker"]
-        os.kill(_worker_pids(cluster)[worker], signal.SIGKILL)
+        wait_for(lambda: log if moves(log) >= 4 else None, lambda: match.poll() is None, 60)
+        worker = _kill_seat_worker(cluster, log, "C")
         _out, err = match.communicate(timeout=60)
     finally:
         if match.poll() is None:
@@ -160,10 +139,7 @@ def test_the_referee_killed_leaves_no_bot_on_the_workers(cluster: str, tmp_path:
         cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )  # fmt: skip
     try:
-        deadline = time.monotonic() + 60
-        while _moves(log) < 4:
-            assert time.monotonic() < deadline and match.poll() is None
-            time.sleep(0.05)
+        wait_for(lambda: log if moves(log) >= 4 else None, lambda: match.poll() is None, 60)
         assert len(with_marker(marker)) >= 4  # every seat's bot, on its worker
         match.kill()
         match.wait()
@@ -186,19 +162,19 @@ def test_a_tournament_apart_plays_again_the_match_whose_worker_died(
     )  # fmt: skip
     logs = tmp_path / "logs"
     try:
-        deadline = time.monotonic() + 90
-        while not any(_moves(log) >= 4 for log in logs.glob("*.jsonl")):
-            assert time.monotonic() < deadline and tournament.poll() is None
-            time.sleep(0.05)
-        log = next(log for log in logs.glob("*.jsonl") if _moves(log) >= 4)
-        worker = _records(log)[0]["placement"]["seats"]["A"]["worker"]
-        os.kill(_worker_pids(cluster)[worker], signal.SIGKILL)
+        log = wait_for(
+            lambda: next((log for log in logs.glob("*.jsonl") if moves(log) >= 4), None),
+            lambda: tournament.poll() is None,
+            90,
+        )
+        _kill_seat_worker(cluster, log, "A")
         _out, err = tournament.communicate(timeout=180)
     finally:
         if tournament.poll() is None:
             tournament.kill()
     assert tournament.returncode == 0, err
     assert "was lost, no fault of its bot" in err and "playing it again (attempt 2)" in err
+    assert "seats apart (workers): 4 workers on 1 host, 1 match at once" in err
     lines = [json.loads(line) for line in results.read_text().splitlines()]
     played = [line for line in lines if "match_id" in line]
     assert len(played) == 2 and all(line["end"] == "marks" for line in played)
@@ -268,3 +244,46 @@ def test_a_final_apart_is_paced_frozen_and_strict_on_its_workers(
     for seat in "ABCD":
         assert {"uid", "private-root", "seccomp"} <= set(header["sandbox"]["seats"][seat])
     assert referee("replay", "--verify", str(log), cwd=tmp_path).returncode == 0
+
+
+def test_a_bot_that_stops_reading_is_charged_so_and_its_stderr_comes_back(
+    cluster: str, tmp_path: Path
+) -> None:
+    log = tmp_path / "deaf.jsonl"
+    deaf = python(BOTS / "deaf_bot.py", "--after", "2")
+    done = referee(
+        "match", deaf, RANDOM_BOT, "--log", str(log), "--dask", cluster,
+        "--seats-apart=workers", "--move-timeout", "0.3", "--on-fault", "random",
+        "--max-strikes", "20", cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    faults = [r for r in _records(log) if r["type"] == "fault" and r["seat"] == "A"]
+    assert [f["reason"] for f in faults][-1] == "not_reading", faults
+    assert "deaf from now on" in (tmp_path / "deaf.jsonl.A.stderr").read_text()
+
+
+def test_a_stalled_worker_voids_the_match_rather_than_timing_its_bot_out(
+    cluster: str, tmp_path: Path
+) -> None:
+    log = tmp_path / "stalled.jsonl"
+    match = subprocess.Popen(
+        [sys.executable, "-m", "referee", "match", RANDOM_BOT, RANDOM_BOT, "--log", str(log),
+         "--dask", cluster, "--seats-apart=workers", "--move-timeout", "0.5"],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    pid = None
+    try:
+        wait_for(lambda: log if moves(log) >= 1 else None, lambda: match.poll() is None, 60)
+        pid = _worker_pids(cluster)[seat_worker(log, "B")]
+        os.kill(pid, signal.SIGSTOP)  # its event loop stops: no line reaches the bot
+        _out, err = match.communicate(timeout=60)
+    finally:
+        if pid is not None:
+            os.kill(pid, signal.SIGCONT)
+        if match.poll() is None:
+            match.kill()
+    assert match.returncode == 1, err
+    end = _records(log)[-1]
+    assert end["end"] == "void" and "seat B was lost" in end["detail"], end
+    assert end["faults"]["B"] == {}
+    _wait_for_workers(cluster, 4)

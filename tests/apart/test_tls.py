@@ -7,15 +7,13 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import signal
 import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from support.bot_commands import RANDOM_BOT
+from support.cluster import dask, scheduler_address, stop
 from support.processes import referee
 
 distributed = pytest.importorskip("distributed")
@@ -78,26 +76,17 @@ def tls_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str,
     config = _certificates(home)
     env = {**os.environ, "DASK_CONFIG": str(config)}
     file = home / "scheduler.json"
-    started = []
-
-    def dask(*args: str, log: str) -> None:
-        with (home / log).open("wb") as out:
-            started.append(
-                subprocess.Popen([sys.executable, "-m", "dask", *args], cwd=home, env=env,
-                                 stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
-            )  # fmt: skip
-
-    try:
+    started = [
         dask("scheduler", "--protocol", "tls", "--port", "0", "--scheduler-file", str(file),
-             "--no-dashboard", log="scheduler.log")  # fmt: skip
-        deadline = time.monotonic() + 60
-        while not file.exists() or not file.read_text().strip():
-            assert time.monotonic() < deadline, (home / "scheduler.log").read_text()
-            time.sleep(0.1)
-        address = json.loads(file.read_text())["address"]
+             "--no-dashboard", cwd=home, log=home / "scheduler.log", env=env)
+    ]  # fmt: skip
+    try:
+        address = scheduler_address(file, home / "scheduler.log")
         assert address.startswith("tls://")
-        dask("worker", address, "--nworkers", "4", "--nthreads", "1", "--no-dashboard",
-             log="workers.log")  # fmt: skip
+        started.append(
+            dask("worker", address, "--nworkers", "4", "--nthreads", "1", "--no-dashboard",
+                 cwd=home, log=home / "workers.log", env=env)
+        )  # fmt: skip
         security = distributed.security.Security(
             tls_ca_file=str(home / "ca.pem"), tls_client_cert=str(home / "node.pem"),
             tls_client_key=str(home / "node.key"), require_encryption=True,
@@ -106,9 +95,7 @@ def tls_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str,
             client.wait_for_workers(4, timeout=90)
         yield address, config
     finally:
-        for process in reversed(started):
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
+        stop(started)
 
 
 def test_a_match_apart_over_tls(tls_cluster: tuple[str, Path], tmp_path: Path) -> None:

@@ -6,31 +6,16 @@ not a tournament of void matches."""
 from __future__ import annotations
 
 import json
-import os
-import signal
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from support.cluster import dask, scheduler_address, stop
 from support.processes import referee
 
 from referee.running import cluster as cluster_module
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def _dask(*args: str, cwd: Path, log: Path) -> subprocess.Popen[bytes]:
-    with log.open("wb") as out:
-        return subprocess.Popen(
-            [sys.executable, "-m", "dask", *args],
-            cwd=cwd,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
 
 
 @pytest.fixture
@@ -41,7 +26,7 @@ def cluster(tmp_path: Path) -> Iterator[str]:
     home.mkdir()
     file = tmp_path / "scheduler.json"
     started = [
-        _dask(
+        dask(
             "scheduler",
             "--scheduler-file",
             str(file),
@@ -53,13 +38,9 @@ def cluster(tmp_path: Path) -> Iterator[str]:
         )
     ]
     try:
-        deadline = time.monotonic() + 60
-        while not file.exists() or not file.read_text().strip():
-            assert time.monotonic() < deadline, (tmp_path / "scheduler.log").read_text()
-            time.sleep(0.1)
-        address = json.loads(file.read_text())["address"]
+        address = scheduler_address(file, tmp_path / "scheduler.log")
         started.append(
-            _dask(
+            dask(
                 "worker",
                 address,
                 "--nthreads",
@@ -73,9 +54,7 @@ def cluster(tmp_path: Path) -> Iterator[str]:
             client.wait_for_workers(1, timeout=60)
         yield address
     finally:
-        for process in started:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
+        stop(started)
 
 
 def test_a_relative_bot_path_missing_on_a_worker_is_a_usage_mistake(

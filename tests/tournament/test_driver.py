@@ -36,9 +36,7 @@ RunJobs = Callable[..., None]
 
 
 @contextmanager
-def _no_executor(
-    dask: str | None, jobs: int, seats_apart: str | None = None
-) -> Iterator[tuple[None, int]]:
+def _no_executor(dask: str | None, jobs: int, *where: object) -> Iterator[tuple[None, int]]:
     yield None, jobs
 
 
