@@ -17,7 +17,7 @@ from typing import Any, Final
 
 import trio
 
-from referee.apart.host import Output, SeatClosed, SeatStarted, TimeoutCheck
+from referee.apart.calls import Output, SeatClosed, SeatStarted, TimeoutCheck
 from referee.apart.link import SeatLink
 from referee.errors import BotCrashed, BotFault, BotNotReading, BotTimeout
 from referee.match.connection import INPUT_CLOSED, BotConnection

@@ -18,7 +18,7 @@ from typing import Any, Final
 
 import trio
 
-from referee.apart.host import SeatEnded
+from referee.apart.calls import SeatEnded
 from referee.match.outcome import SeatLost
 from referee.rules.tiles import Seat
 

@@ -5,9 +5,11 @@ in two containers of one machine, share every kernel-wide counter whatever their
 
 from __future__ import annotations
 
+import socket
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal
 
 from referee.record.records import Placement, SeatPlace
@@ -64,6 +66,20 @@ class Worker:
     slots: int = 1
 
 
+def kernel_id() -> str:
+    """This machine's running kernel (its boot id): two workers with the same one share every
+    kernel-wide counter, whatever their addresses say."""
+    try:
+        return Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+    except OSError:
+        return f"unknown:{socket.gethostname()}"
+
+
+def whereabouts() -> tuple[str, str]:
+    """Run on a worker: its host name and its kernel."""
+    return socket.gethostname(), kernel_id()
+
+
 def survey(client: Any) -> list[Worker]:
     """The cluster's workers, each with its host name and kernel (asked of the worker)."""
     info = client.scheduler_info(n_workers=-1)["workers"]
@@ -73,8 +89,6 @@ def survey(client: Any) -> list[Worker]:
 def where(client: Any, addresses: list[str]) -> dict[str, tuple[str, str]]:
     """Each worker's host name and kernel, as it says (a worker without this referee, or
     that cannot say, is left out)."""
-    from referee.apart.host import whereabouts
-
     answers = client.run(whereabouts, workers=addresses, on_error="return")
     return {
         address: (str(answer[0]), str(answer[1]))

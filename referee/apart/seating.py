@@ -17,7 +17,8 @@ import msgspec
 import trio
 
 from referee.apart.bot import RemoteBot
-from referee.apart.host import SeatHost, SeatStart, SeatStarted
+from referee.apart.calls import SeatStart, SeatStarted
+from referee.apart.host import SeatHost
 from referee.apart.link import SeatLink
 from referee.errors import BotStartFailed, SandboxRefused
 from referee.match.outcome import MatchOutcome, SeatLost
