@@ -54,9 +54,9 @@ class SeatHost:
         self._relay: Relay | None = None
         self._stop: trio.Event | None = None
         self._ending: asyncio.Future[SeatClosed | None] | None = None
-        #: The number of the seat's next call to take, and the wait for it.
+        #: The number of the seat's next call to take, and the calls waiting for their turn.
         self._turn = 1
-        self._order: asyncio.Condition | None = None
+        self._waiting: dict[int, asyncio.Future[None]] = {}
 
     # -- the trio thread -----------------------------------------------------------------
 
@@ -177,24 +177,24 @@ class SeatHost:
     async def _in_order(self, sequence: int) -> Relay:
         """Wait for the seat's call numbered ``sequence``'s turn (see ``bot.RemoteBot``)."""
         relay = self._relayed()
-        if self._order is None:
-            self._order = asyncio.Condition()
-        async with self._order:
-            await self._order.wait_for(lambda: self._turn == sequence)
+        if self._turn != sequence:
+            turn = self._waiting[sequence] = asyncio.get_running_loop().create_future()
+            await turn
         return relay
 
-    async def _done(self) -> None:
-        assert self._order is not None
-        async with self._order:
-            self._turn += 1
-            self._order.notify_all()
+    def _done(self) -> None:
+        """The call whose turn it was is taken: the next one's turn."""
+        self._turn += 1
+        turn = self._waiting.pop(self._turn, None)
+        if turn is not None and not turn.done():
+            turn.set_result(None)
 
     async def write(self, sequence: int, data: bytes) -> bool:
         relay = await self._in_order(sequence)
         try:
             return await relay.write(data)
         finally:
-            await self._done()
+            self._done()
 
     async def exchange(self, sequence: int, data: bytes, offset: int, wait: float) -> Output:
         """Write ``data`` to the bot, then read from ``offset``: a decision in one call."""
@@ -207,11 +207,11 @@ class SeatHost:
 
     async def freeze(self, sequence: int) -> None:
         (await self._in_order(sequence)).freeze()
-        await self._done()
+        self._done()
 
     async def thaw(self, sequence: int) -> None:
         (await self._in_order(sequence)).thaw()
-        await self._done()
+        self._done()
 
     async def state(self, sequence: int) -> TimeoutCheck:
         """After a timeout: is a write waiting for the bot, and was call ``sequence`` (the

@@ -22,6 +22,8 @@ from referee.apart.calls import SeatEnded
 from referee.match.outcome import SeatLost
 from referee.rules.tiles import Seat
 
+#: What goes into a call's message as it is (msgpack takes it).
+_PLAIN: Final = (bool, int, float, str, bytes)
 #: Seconds a check that the seat's worker still answers may take.
 ALIVE_TIMEOUT: Final = 2.0
 
@@ -68,7 +70,9 @@ class SeatLink:
         return await self._rpc.actor_execute(  # type: ignore[no-any-return]
             function=function,
             actor=self.key,
-            args=[to_serialize(arg) for arg in args],  # type: ignore[no-untyped-call]
+            # Numbers and bytes go as they are in Dask's message (msgpack): only objects are
+            # pickled, each in frames of its own.
+            args=[arg if isinstance(arg, _PLAIN) else to_serialize(arg) for arg in args],  # type: ignore[no-untyped-call]
             kwargs={},
         )
 

@@ -129,7 +129,8 @@ class Relay:
         if not self.output and not self.ended:
             assert self._changed is not None
             with suppress(TimeoutError):
-                await asyncio.wait_for(self._changed.wait(), wait)
+                async with asyncio.timeout(wait):  # no task of its own, as wait_for makes
+                    await self._changed.wait()
         if self.output:
             since = None
             if self.written_at is not None and self.arrived_at is not None:
