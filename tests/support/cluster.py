@@ -3,6 +3,7 @@ a scheduler's address read from its file, and a seat's worker killed as a machin
 
 from __future__ import annotations
 
+import ctypes
 import json
 import os
 import signal
@@ -12,12 +13,21 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+#: ``prctl``'s option that names the signal a process gets when its parent dies.
+PR_SET_PDEATHSIG = 1
+
+
+def _die_with_the_tests() -> None:
+    """In the child: killed when the test process dies, even by ``kill -9`` (a cluster left
+    running would hold its ports and its workers' bots)."""
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+
 
 def dask(
     *args: str, cwd: Path, log: Path, env: dict[str, str] | None = None
 ) -> subprocess.Popen[bytes]:
     """``python -m dask ARGS`` in ``cwd``, its output to ``log``, in a session of its own (so
-    ``os.killpg`` ends it and whatever it started)."""
+    ``os.killpg`` ends it and whatever it started), killed with the test process."""
     with log.open("wb") as out:
         return subprocess.Popen(
             [sys.executable, "-m", "dask", *args],
@@ -26,6 +36,7 @@ def dask(
             stdout=out,
             stderr=subprocess.STDOUT,
             start_new_session=True,
+            preexec_fn=_die_with_the_tests,
         )
 
 
