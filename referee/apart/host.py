@@ -89,16 +89,20 @@ class SeatHost:
             else:
                 future.set_result(result)
 
+        def answer(result: Any, error: BaseException | None) -> None:
+            with suppress(RuntimeError):  # the worker's loop closed: the worker is going
+                loop.call_soon_threadsafe(settle, result, error)
+
         async def run() -> None:
             try:
                 result = await work()
             except Exception as exc:
-                loop.call_soon_threadsafe(settle, None, exc)
+                answer(None, exc)
             except BaseException:  # the thread is ending: the caller must not wait forever
-                loop.call_soon_threadsafe(settle, None, SeatEnded())
+                answer(None, SeatEnded())
                 raise
             else:
-                loop.call_soon_threadsafe(settle, result, None)
+                answer(result, None)
 
         assert self._token is not None and self._nursery is not None
         nursery = self._nursery

@@ -31,6 +31,9 @@ from referee.running.results import MatchResult, result_of
 
 #: Seconds between looks at the cluster while a match waits for four free workers.
 WAIT_FOR_WORKERS: Final = 1.0
+#: Seconds the matches in hand have to end their logs and close their bots once the
+#: competition is interrupted.
+STOP_GRACE: Final = 15.0
 #: Seconds a match waits for a cluster that lost workers to have enough again.
 WAIT_FOR_CLUSTER: Final = 60.0
 
@@ -106,13 +109,20 @@ class Seating:
 
 class SeatsApartPool(cf.Executor):
     """Plays each ``MatchJob`` submitted with its seats apart (whatever the job function:
-    this executor has its own), up to ``size`` at once."""
+    this executor has its own), up to ``size`` at once.
+
+    Each match has a daemon thread of its own (at most ``size`` play at once): interrupted,
+    the competition gives the matches in hand ``STOP_GRACE`` seconds to end their logs and
+    close their bots, and never waits on a thread that Ctrl-C left blocked (a
+    ``concurrent.futures`` waiter's lock can be left held by ``KeyboardInterrupt``).
+    """
 
     def __init__(self, client: Any, apart: Apart, size: int) -> None:
         self.client = client
         self.seating = Seating(client, apart)
-        self._threads = cf.ThreadPoolExecutor(size, thread_name_prefix="match-apart")
+        self._slots = threading.Semaphore(size)
         self._stopping = threading.Event()
+        self._threads: set[threading.Thread] = set()
         self._running: dict[int, tuple[trio.lowlevel.TrioToken, trio.CancelScope]] = {}
         self._lock = threading.Lock()
         self._attempts: Counter[str] = Counter()
@@ -120,9 +130,35 @@ class SeatsApartPool(cf.Executor):
     def submit(self, fn: Any, /, *args: Any, **kwargs: Any) -> cf.Future[Any]:
         (job,) = args
         assert isinstance(job, MatchJob)
-        return self._threads.submit(self._play, job)
+        if self._stopping.is_set():
+            raise RuntimeError("cannot schedule new futures after shutdown")
+        future: cf.Future[MatchResult] = cf.Future()
+        thread = threading.Thread(
+            target=self._run, args=(job, future), name="match-apart", daemon=True
+        )
+        with self._lock:
+            self._threads.add(thread)
+        thread.start()
+        return future
+
+    def _run(self, job: MatchJob, future: cf.Future[MatchResult]) -> None:
+        try:
+            with self._slots:
+                if not future.set_running_or_notify_cancel():
+                    return
+                try:
+                    result = self._play(job)
+                except BaseException as exc:
+                    future.set_exception(exc)
+                else:
+                    future.set_result(result)
+        finally:
+            with self._lock:
+                self._threads.discard(threading.current_thread())
 
     def _play(self, job: MatchJob) -> MatchResult:
+        if self._stopping.is_set():
+            raise KeyboardInterrupt
         placement = self.seating.take(self._stopping)
         self._attempts[job.match_id] += 1
         try:
@@ -155,6 +191,9 @@ class SeatsApartPool(cf.Executor):
         raise KeyboardInterrupt  # cancelled: the competition is stopping
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        """Take no more matches; with ``cancel_futures``, stop those in hand (each ends its
+        log ``interrupted``); with ``wait``, wait for them — up to ``STOP_GRACE`` seconds
+        once stopping."""
         if cancel_futures:
             self._stopping.set()
             with self._lock:
@@ -162,7 +201,13 @@ class SeatsApartPool(cf.Executor):
             for token, scope in running:
                 with suppress(trio.RunFinishedError):
                     token.run_sync_soon(scope.cancel)
-        self._threads.shutdown(wait=wait, cancel_futures=cancel_futures)
+        if not wait:
+            return
+        deadline = time.monotonic() + STOP_GRACE if cancel_futures else None
+        with self._lock:
+            threads = list(self._threads)
+        for thread in threads:
+            thread.join(None if deadline is None else max(0.0, deadline - time.monotonic()))
 
 
 def _set_aside(log: Path, attempt: int) -> Path:

@@ -287,3 +287,31 @@ def test_a_stalled_worker_voids_the_match_rather_than_timing_its_bot_out(
     assert end["end"] == "void" and "seat B was lost" in end["detail"], end
     assert end["faults"]["B"] == {}
     _wait_for_workers(cluster, 4)
+
+
+def test_ctrl_c_stops_a_tournament_apart_its_logs_ended_and_no_bot_left(
+    cluster: str, tmp_path: Path
+) -> None:
+    marker = f"apart-{os.getpid()}-interrupt"
+    tournament = subprocess.Popen(
+        [sys.executable, "-m", "referee", "tournament", "--bot", f"slow={_slow(marker, 0.2)}",
+         "--bot", f"random={RANDOM_BOT}", "--seeds", "2", "--results", "results.jsonl",
+         "--dask", cluster, "--seats-apart=workers"],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    logs = tmp_path / "logs"
+    try:
+        log = wait_for(
+            lambda: next((log for log in logs.glob("*.jsonl") if moves(log) >= 4), None),
+            lambda: tournament.poll() is None,
+            90,
+        )
+        tournament.send_signal(signal.SIGINT)
+        _out, err = tournament.communicate(timeout=30)
+    finally:
+        if tournament.poll() is None:
+            tournament.kill()
+    assert tournament.returncode == 130, err
+    assert "interrupted" in err and "--resume" in err and "Traceback" not in err
+    assert _records(log)[-1]["end"] == "interrupted"
+    assert gone(marker, within=15), with_marker(marker)
