@@ -116,4 +116,8 @@ def test_frozen_idle_seats_never_run_beside_their_partner(tmp_path: Path, freeze
     if not freeze:  # the control: the ticking threads run the whole match long
         assert together > 0.5 * alone
     else:  # each ran only for its own decisions: a few milliseconds at the edges at most
-        assert together < 0.05 + 0.01 * len(runs["A"]), runs
+        # (start-up is not frozen: both bots start at once, and on a loaded machine their
+        # first stretches, until the opening freezes them, may overlap a few tenths)
+        assert min(len(runs["A"]), len(runs["C"])) > 3, runs  # stopped between decisions
+        played = _overlap(runs["A"][1:], runs["C"][1:])
+        assert played < 0.05 + 0.01 * len(runs["A"]), runs
