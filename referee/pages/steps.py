@@ -122,8 +122,9 @@ class SeatTimes(msgspec.Struct, frozen=True):
 class MatchSteps(msgspec.Struct, frozen=True):
     """Everything a viewer page shows, for the perspectives it was built for."""
 
-    #: The match seed: only with ``all`` (it deals every hand).
-    seed: int | None
+    #: The match seed, as decimal text: only with ``all`` (it deals every hand). Text, since
+    #: a page's ``JSON.parse`` reads numbers as doubles, which round seeds past 2**53.
+    seed: str | None
     names: dict[Seat, str]
     commands: dict[Seat, str]
     perspectives: list[Perspective]
@@ -209,7 +210,7 @@ class _Builder:
         end_text = render.end_text(end, everything)
         self._step("end", f"match over: {end_text}", hand=self.dealt)
         return MatchSteps(
-            seed=header.seed if everything else None,
+            seed=str(header.seed) if everything else None,
             names=names,
             commands=dict(header.bots),
             perspectives=list(self.perspectives),

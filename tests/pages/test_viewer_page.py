@@ -202,6 +202,8 @@ async def test_only_the_everything_page_holds_the_seed_and_how_a_forfeit_came(
     log = log_of(run)
     everything = match_page(log)
     assert str(seed) in everything and end.detail in data_of(everything)["end"]
+    # As text: the page's JSON.parse would round a number past 2**53 (…4000 for …3071).
+    assert data_of(everything)["seed"] == str(seed)
     for only in ("A", "B", "C", "D", "public"):
         page = match_page(log, [only])
         assert str(seed) not in page, only  # the seed deals every hand
