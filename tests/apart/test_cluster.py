@@ -64,6 +64,28 @@ def _records(log: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in log.read_text().splitlines()]
 
 
+def _tournament_apart(
+    cluster: str, directory: Path, slow: str, seeds: str, *more: str
+) -> subprocess.Popen[str]:
+    """A tournament of ``slow`` against the random bot, its seats apart on ``cluster``, its
+    results in ``directory/results.jsonl``."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "referee", "tournament", "--bot", f"slow={slow}",
+         "--bot", f"random={RANDOM_BOT}", "--seeds", seeds, "--results", "results.jsonl",
+         "--dask", cluster, "--seats-apart=workers", *more],
+        cwd=directory, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+
+
+def _a_match_under_way(logs: Path, tournament: subprocess.Popen[str]) -> Path:
+    """The log of the first of the tournament's matches to have four moves."""
+    return wait_for(
+        lambda: next((log for log in logs.glob("*.jsonl") if moves(log) >= 4), None),
+        lambda: tournament.poll() is None,
+        90,
+    )
+
+
 def _kill_seat_worker(cluster: str, log: Path, seat: str) -> str:
     """Kill the worker running ``seat`` of the match ``log`` records, as a machine dies."""
     worker = seat_worker(log, seat)
@@ -154,19 +176,10 @@ def test_a_tournament_apart_plays_again_the_match_whose_worker_died(
 ) -> None:
     marker = f"apart-{os.getpid()}-tournament"
     results = tmp_path / "results.jsonl"
-    tournament = subprocess.Popen(
-        [sys.executable, "-m", "referee", "tournament", "--bot", f"slow={_slow(marker, 0.1)}",
-         "--bot", f"random={RANDOM_BOT}", "--seeds", "1", "--results", str(results),
-         "--dask", cluster, "--seats-apart=workers", "--json"],
-        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
+    tournament = _tournament_apart(cluster, tmp_path, _slow(marker, 0.1), "1", "--json")
     logs = tmp_path / "logs"
     try:
-        log = wait_for(
-            lambda: next((log for log in logs.glob("*.jsonl") if moves(log) >= 4), None),
-            lambda: tournament.poll() is None,
-            90,
-        )
+        log = _a_match_under_way(logs, tournament)
         _kill_seat_worker(cluster, log, "A")
         _out, err = tournament.communicate(timeout=180)
     finally:
@@ -293,19 +306,9 @@ def test_ctrl_c_stops_a_tournament_apart_its_logs_ended_and_no_bot_left(
     cluster: str, tmp_path: Path
 ) -> None:
     marker = f"apart-{os.getpid()}-interrupt"
-    tournament = subprocess.Popen(
-        [sys.executable, "-m", "referee", "tournament", "--bot", f"slow={_slow(marker, 0.2)}",
-         "--bot", f"random={RANDOM_BOT}", "--seeds", "2", "--results", "results.jsonl",
-         "--dask", cluster, "--seats-apart=workers"],
-        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
-    logs = tmp_path / "logs"
+    tournament = _tournament_apart(cluster, tmp_path, _slow(marker, 0.2), "2")
     try:
-        log = wait_for(
-            lambda: next((log for log in logs.glob("*.jsonl") if moves(log) >= 4), None),
-            lambda: tournament.poll() is None,
-            90,
-        )
+        log = _a_match_under_way(tmp_path / "logs", tournament)
         tournament.send_signal(signal.SIGINT)
         _out, err = tournament.communicate(timeout=30)
     finally:
