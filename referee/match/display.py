@@ -11,6 +11,7 @@ from rich.table import Table
 
 from referee.match.outcome import BotFailure, MatchOutcome
 from referee.match.process import StderrTail
+from referee.match.stderr_lines import StderrSummary, StderrTotals, most_frequent
 from referee.record.records import split_counts
 from referee.rules.contract import side_name
 from referee.rules.tiles import PARTNERSHIP_OF, SEATS, Seat
@@ -30,7 +31,7 @@ def print_outcome(
     console = people_console()
     console.print(f"[bold]Texas 42 match[/bold] — seed {outcome.seed}")
     seats = Table(box=None, show_header=True, header_style="bold")
-    for column in ("seat", "side", "bot", "command", "faults", "refused"):
+    for column in ("seat", "side", "bot", "command", "faults", "refused", "stderr"):
         seats.add_column(column)
     faults, refused = split_counts(outcome.faults)
     for seat in SEATS:
@@ -41,6 +42,7 @@ def print_outcome(
             markup(commands[seat]),
             counts_text(faults[seat]) or "—",
             counts_text(refused[seat]) or "—",
+            stderr_said(outcome.stderr.get(seat)),
         )
     print_table(console, seats)
     marks = f"A+C {outcome.marks['AC']}, B+D {outcome.marks['BD']}"
@@ -59,6 +61,14 @@ def print_outcome(
         said.setdefault(key, seat)
         for line in lines:
             console.print(line, markup=False, highlight=False)
+    for seat, summary in outcome.stderr.items():
+        if summary.error_lines and seat not in outcome.failures:
+            console.print(
+                f"seat {seat}'s bot wrote error-like lines on stderr (no fault):",
+                markup=False, highlight=False,
+            )  # fmt: skip
+            for line, count in most_frequent(summary.errors):
+                console.print(f"  ({count}) {shown(line)}", markup=False, highlight=False)
     console.print(f"game digest: {outcome.game_digest}")
     if outcome.log:
         console.print(f"log: {markup(outcome.log)}")
@@ -117,3 +127,31 @@ def stderr_lines(tail: StderrTail, like: str | None = None) -> list[str]:
         f"  its stderr{part}{f' ({where})' if where else ''}:",
         *(f"  │ {shown(line)}" for line in tail.lines),
     ]
+
+
+def stderr_said(summary: StderrSummary | None) -> str:
+    """A seat's stderr in a cell: ``12 lines (3 error-like)``, or ``—``."""
+    if summary is None or not summary.lines:
+        return "—"
+    errors = f" ({summary.error_lines} error-like)" if summary.error_lines else ""
+    return f"{summary.lines} lines{errors}"
+
+
+def stderr_table(totals: dict[str, StderrTotals], matches: dict[str, int]) -> Table:
+    """What each entrant's bots wrote on stderr over the matches (``matches``: each one's
+    count), faults or not: a bot that catches its own errors and plays on is charged
+    nothing, and this is where its author sees them."""
+    grid = Table(title="What bots wrote on stderr (not faults)", header_style="bold")
+    columns = ("entrant", "matches", "lines", "error-like", "most frequent error-like lines")
+    for index, column in enumerate(columns):
+        grid.add_column(column, justify="right" if index in (1, 2, 3) else "left")
+    for name, total in sorted(totals.items()):
+        frequent = total.most_frequent()
+        grid.add_row(
+            markup(name),
+            f"{total.matches} of {matches.get(name, total.matches)}",
+            str(total.lines),
+            str(total.error_lines),
+            "\n".join(f"({count}) {markup(line)}" for line, count in frequent) or "—",
+        )
+    return grid

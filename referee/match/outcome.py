@@ -6,6 +6,7 @@ import msgspec
 
 from referee.errors import BotFault, reason_code
 from referee.match.process import StderrTail
+from referee.match.stderr_lines import StderrSummary
 from referee.record.records import EndReason, Forfeit
 from referee.record.sandbox import SandboxReport
 from referee.record.visibility import public_detail
@@ -46,6 +47,8 @@ class MatchOutcome(msgspec.Struct, frozen=True):
     sandbox: SandboxReport | None = None
     #: Each seat charged with a fault: the first one, and the end of its bot's stderr.
     failures: dict[Seat, BotFailure] = msgspec.field(default_factory=dict)
+    #: What each seat's bot wrote on stderr, faults or not (seats that wrote nothing left out).
+    stderr: dict[Seat, StderrSummary] = msgspec.field(default_factory=dict)
 
 
 class MatchOver(Exception):

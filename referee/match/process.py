@@ -27,6 +27,7 @@ import trio
 from referee.errors import BotCrashed, BotFault, BotNotReading, BotStartFailed
 from referee.files import private_file
 from referee.match.connection import BotConnection
+from referee.match.stderr_lines import StderrScan
 from referee.match.trace import LineSplitter, WireTrace
 from referee.rules.tiles import Seat
 from referee.sandbox.hints import denied
@@ -88,6 +89,8 @@ class StderrSink:
         self._ends_line = True
         self._file: BinaryIO | None = None  # opened at the first byte: most bots write none
         self._copied = False
+        #: Its lines, and the error-like ones in the copy's bytes.
+        self.scan = StderrScan()
 
     def write(self, data: bytes | bytearray) -> None:
         self._tail = (self._tail + bytes(data[-_TAIL_BYTES:]))[-_TAIL_BYTES:]
@@ -108,6 +111,8 @@ class StderrSink:
                 kept = b""
         self.written += len(kept)
         self.dropped += len(data) - len(kept)
+        self.scan.feed(bytes(data[: max(room, 0)]))
+        self.scan.count(bytes(data[max(room, 0) :]))
 
     def last_lines(self, count: int = TAIL_LINES) -> list[str]:
         """The last ``count`` lines the bot wrote with any text in them, each cut to

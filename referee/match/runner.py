@@ -25,6 +25,7 @@ from referee.match.connection import BotConnection
 from referee.match.outcome import BotFailure, MatchOutcome, SeatLost
 from referee.match.process import StderrSink, StderrTail
 from referee.match.source import BotSource, FreshBots, Seated, give_back_all
+from referee.match.stderr_lines import StderrSummary
 from referee.match.table import Table
 from referee.match.trace import WireTrace
 from referee.record.log import LogWriter
@@ -172,7 +173,9 @@ async def run_match(
                 await bots.give_back(table)
                 nursery.cancel_scope.cancel()  # stderr readers of bots whose pipes stay open
     failed = bot_failures(table, bots.sinks(), people.keys())
-    return msgspec.structs.replace(outcome, log=str(log_path), failures=failed)
+    return msgspec.structs.replace(
+        outcome, log=str(log_path), failures=failed, stderr=bots.stderr_written()
+    )
 
 
 async def _prepare(sandbox: SandboxPlan, log_path: Path, held_here: bool) -> None:
@@ -303,6 +306,15 @@ class _Bots:
             await give_back_all(self.source, given)
         finally:
             self.source.close()
+
+    def stderr_written(self) -> dict[Seat, StderrSummary]:
+        """What each seat's bots wrote on stderr (a replaced kept bot's and its successor's
+        as one), for the seats that wrote anything: not faults, yet their authors' to see."""
+        written = {seat: bot.stderr.scan.summary() for seat, bot in self.processes.items()}
+        for seat, sink in self.replaced.items():
+            first = sink.scan.summary()
+            written[seat] = first + written[seat] if seat in written else first
+        return {seat: summary for seat, summary in written.items() if summary.lines}
 
     def sinks(self) -> dict[Seat, StderrSink]:
         """Each seat's stderr; a replaced kept bot's, whose fault is the seat's first."""

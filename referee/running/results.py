@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 from pathlib import Path
 from typing import IO, Literal
 
@@ -20,6 +20,7 @@ import msgspec
 
 from referee.files import Held, writer_lock
 from referee.match.outcome import BotFailure
+from referee.match.stderr_lines import StderrSummary, StderrTotals
 from referee.record.records import Forfeit
 from referee.record.sandbox import SandboxReport
 from referee.rules.tiles import Partnership, Seat
@@ -81,6 +82,9 @@ class MatchResult(msgspec.Struct, frozen=True, tag_field="type", tag="match"):
     #: Each seat charged with a fault: the first one and the end of its bot's stderr (the
     #: whole copy beside the log); empty in files written before it was recorded.
     failures: dict[Seat, BotFailure] = msgspec.field(default_factory=dict)
+    #: What each seat's bot wrote on stderr, faults or not (seats that wrote nothing left
+    #: out); empty in files written before it was recorded.
+    stderr: dict[Seat, StderrSummary] = msgspec.field(default_factory=dict)
 
     @property
     def seats(self) -> dict[Seat, str]:
@@ -98,6 +102,10 @@ class MatchResult(msgspec.Struct, frozen=True, tag_field="type", tag="match"):
         if self.winner is None:
             return 0.5
         return 1.0 if self.winner == name else 0.0
+
+    def stderr_of(self, name: str) -> list[StderrSummary]:
+        """What the entrant's bots wrote on stderr in this match (both of its seats)."""
+        return [summary for seat, summary in self.stderr.items() if self.seats[seat] == name]
 
     def mark_difference_of(self, name: str) -> int:
         own, other = ("AC", "BD") if name == self.first else ("BD", "AC")
@@ -278,4 +286,15 @@ def result_of(job: MatchJob, outcome: object) -> MatchResult:
         names=outcome.names,
         decisions=outcome.decisions,
         failures=outcome.failures,
+        stderr=outcome.stderr,
     )
+
+
+def stderr_totals(results: Iterable[MatchResult]) -> dict[str, StderrTotals]:
+    """Each entrant's stderr over the matches played (void ones too: a bot that wrote an
+    error before the match was voided wrote it), for the entrants that wrote any."""
+    totals: dict[str, StderrTotals] = {}
+    for result in results:
+        for name in (result.first, result.second):
+            totals.setdefault(name, StderrTotals()).add(result.stderr_of(name))
+    return {name: total for name, total in totals.items() if total.matches}

@@ -17,7 +17,7 @@ from referee.running.confinement import describe_sandbox
 from referee.running.executors import Stopping, default_jobs, run_jobs
 from referee.running.failures import failure_kinds, new_failures, only_first_tails
 from referee.running.jobs import MatchJob
-from referee.running.results import MatchResult, ResultsFile, refuse_used_logs
+from referee.running.results import MatchResult, ResultsFile, refuse_used_logs, stderr_totals
 from referee.tournament.config import TournamentConfig, TournamentError
 from referee.tournament.output import Ending, SprtState, TournamentOutput
 from referee.tournament.plan import plan
@@ -242,6 +242,7 @@ class _Tournament:
             sprt=self.sprt,
             failures=failure_kinds(self.results, self._commands()),
             sandbox=self.config.sandbox,
+            stderr=stderr_totals(self.results),
         )
 
     def _commands(self) -> dict[str, str]:

@@ -11,6 +11,7 @@ from typing import Any, Protocol
 
 import msgspec
 
+from referee.match.stderr_lines import StderrTotals
 from referee.running.failures import FailureKind
 from referee.running.results import MatchResult
 from referee.settings import SandboxSettings
@@ -42,6 +43,8 @@ class Ending:
     failures: list[FailureKind] = field(default_factory=list)
     #: What the bots ran under (for the advice on a bot that failed sandboxed).
     sandbox: SandboxSettings = field(default_factory=SandboxSettings)
+    #: Each entrant's stderr, faults or not (entrants whose bots wrote nothing left out).
+    stderr: dict[str, StderrTotals] = field(default_factory=dict)
 
     def document(self) -> dict[str, Any]:
         """The standings as ``--json`` prints them: ``matches`` recorded, of them ``played``
@@ -66,6 +69,7 @@ class Ending:
                 }
                 for kind in self.failures
             ],
+            "stderr": msgspec.to_builtins(self.stderr),
         }
         if self.sprt is not None:
             sprt = self.sprt.sprt

@@ -12,7 +12,7 @@ from rich.console import Group
 from rich.live import Live
 from rich.table import Table
 
-from referee.match.display import failure_lines
+from referee.match.display import failure_lines, stderr_table
 from referee.running.results import MatchResult
 from referee.terminal.escapes import json_text, markup
 from referee.terminal.progress import LongWork
@@ -89,6 +89,13 @@ class TerminalOutput:
                     " file, under failures",
                     markup=False,
                 )
+        if ending.stderr:
+            print_table(out, stderr_table(ending.stderr, _matches(ending)))
+            out.print(
+                "each match's stderr is kept beside its log (<log>.<seat>.stderr); the"
+                " results file has each match's count under stderr",
+                markup=False,
+            )
         out.print(f"results: {markup(str(ending.results_path))}; logs: {markup(str(ending.logs))}")
 
     def _view(self, results: Sequence[MatchResult]) -> Group:
@@ -149,3 +156,8 @@ def failures_table(ending: Ending) -> Table:
             markup(kind.first.stderr.where),
         )
     return grid
+
+
+def _matches(ending: Ending) -> dict[str, int]:
+    """Each entrant's matches, void ones too (a bot may write before a match is voided)."""
+    return {row.name: row.matches + row.void for row in ending.table.standings}
