@@ -23,9 +23,11 @@ from typing import Final, Literal
 import msgspec
 
 from referee.errors import LogError, VerificationError
+from referee.match.runner import stderr_path
+from referee.match.stderr_lines import StderrSummary, read_summary
 from referee.record.log import LogFile, read_log
 from referee.record.verify import verify
-from referee.rules.tiles import Seat
+from referee.rules.tiles import SEATS, Seat
 from referee.running.logs import disagreement, own_log
 from referee.running.results import (
     MatchResult,
@@ -176,7 +178,8 @@ def _tournament_log(
     if why:
         tally.skip(str(path), why, result.match_id)
     else:
-        _count(tally, log, str(path), result.seats, result.match_id)
+        stderr = result.stderr or written_beside(path)  # a line from before it was recorded
+        _count(tally, log, str(path), result.seats, result.match_id, stderr)
     return path
 
 
@@ -195,17 +198,28 @@ def _plain_log(tally: Tally, path: Path, verify_logs: bool) -> None:
     if why:
         tally.skip(str(path), why)
     else:
-        _count(tally, log, str(path), None, None)
+        _count(tally, log, str(path), None, None, written_beside(path))
+
+
+def written_beside(log: Path) -> dict[Seat, StderrSummary]:
+    """What each seat's bot wrote on stderr, read from the copies beside its log."""
+    copies = {seat: read_summary(stderr_path(log, seat)) for seat in SEATS}
+    return {seat: summary for seat, summary in copies.items() if summary is not None}
 
 
 def _count(
-    tally: Tally, log: LogFile, path: str, seats: dict[Seat, str] | None, match: str | None
+    tally: Tally,
+    log: LogFile,
+    path: str,
+    seats: dict[Seat, str] | None,
+    match: str | None,
+    stderr: dict[Seat, StderrSummary],
 ) -> None:
     if tally.known(log):
         tally.duplicates += 1
         return
     try:
-        tally.add_log(log, seats)
+        tally.add_log(log, seats, stderr)
     except Uncountable as exc:
         tally.skip(path, str(exc), match)
 

@@ -14,6 +14,7 @@ from typing import Final
 
 import msgspec
 
+from referee.match.stderr_lines import StderrTotals
 from referee.rules import TRUMPS, AllTricksBid, Bid, Trump
 from referee.rules.actions import counted, trump_name
 from referee.stats import percentile, wilson_interval
@@ -111,6 +112,8 @@ class EntrantSummary(msgspec.Struct, frozen=True):
     refused: dict[str, int]
     pairs: Pairs
     against: list[Pairs]
+    #: What its bots wrote on stderr, faults or not.
+    stderr: StderrTotals
 
 
 class Inputs(msgspec.Struct, frozen=True):
@@ -270,6 +273,7 @@ def _entrant(name: str, counts: EntrantCounts, tally: Tally) -> EntrantSummary:
         refused=dict(sorted(counts.refused.items())),
         pairs=total,
         against=against,
+        stderr=counts.stderr,
     )
 
 

@@ -141,6 +141,27 @@ def _faults(entrant: EntrantSummary) -> list[list[str]]:
     return [[_counts(entrant.faults), _counts(entrant.refused)]]
 
 
+def _stderr(entrant: EntrantSummary) -> list[list[str]]:
+    """Its stderr: in how many matches, how many lines, and its most frequent error-like
+    lines, a row each (a cell holds one line: a bot's text is escaped, never broken)."""
+    written = entrant.stderr
+    if not written.matches:
+        return []
+    frequent = written.most_frequent() or [("—", 0)]
+    return [
+        [
+            *(
+                (f"{written.matches} of {entrant.matches + entrant.void}",
+                 str(written.lines), str(written.error_lines))
+                if index == 0 else ("", "", "")
+            ),
+            str(count) if count else "",
+            line,
+        ]
+        for index, (line, count) in enumerate(frequent)
+    ]  # fmt: skip
+
+
 def _pair_cells(pairs: Pairs, against: str) -> list[str]:
     return [
         against,
@@ -224,6 +245,15 @@ def tables(summary: Summary) -> list[TableView]:
             "Faults and refused answers",
             ["faults", "refused answers (not faults)"],
             _faults,
+        ),
+        table(
+            "stderr",
+            "What bots wrote on stderr (not faults)",
+            ["matches", "lines", "error-like", "times", "most frequent error-like lines"],
+            _stderr,
+            "Lines a bot wrote on stderr are no fault; those shaped like errors (an"
+            " exception, a traceback, a panic, a crash, a stack frame) may be bugs it"
+            " caught. The copies are beside each log (<log>.<seat>.stderr).",
         ),
     ]
     if summary.pairings:

@@ -22,6 +22,7 @@ from typing import Final, Literal
 
 import msgspec
 
+from referee.match.stderr_lines import StderrSummary, StderrTotals
 from referee.record.log import LogFile
 from referee.rules.tiles import OPPONENTS_OF, PARTNERSHIP_OF, SEATS, Partnership, Seat
 from referee.running.results import MatchResult, ResultsHeader
@@ -57,6 +58,8 @@ class EntrantCounts:
     times: dict[Phase, list[float]] = field(default_factory=lambda: {p: [] for p in PHASES})
     faults: Counter[str] = field(default_factory=Counter)
     refused: Counter[str] = field(default_factory=Counter)
+    #: What its bots wrote on stderr, faults or not.
+    stderr: StderrTotals = field(default_factory=StderrTotals)
 
 
 class Skipped(msgspec.Struct, frozen=True):
@@ -119,13 +122,23 @@ class Tally:
         """Whether this log (by its digest) was counted already: a copy is counted once."""
         return log.head in self._digests
 
-    def add_log(self, log: LogFile, seats: Mapping[Seat, str] | None = None) -> None:
-        """Count ``log`` (``seats``: the entrant in each seat; by default the bots' names).
-        Raises ``Uncountable`` and adds nothing when the rules refuse one of its moves."""
+    def add_log(
+        self,
+        log: LogFile,
+        seats: Mapping[Seat, str] | None = None,
+        stderr: Mapping[Seat, StderrSummary] | None = None,
+    ) -> None:
+        """Count ``log`` (``seats``: the entrant in each seat; by default the bots' names;
+        ``stderr``: what each seat's bot wrote there). Raises ``Uncountable`` and adds nothing
+        when the rules refuse one of its moves."""
         counts = count_log(log)
         self._digests.add(log.head)
         self.logs += 1
-        self._merge(counts, dict(seats) if seats is not None else counts.names)
+        seated = dict(seats) if seats is not None else counts.names
+        self._merge(counts, seated)
+        written = (stderr or {}).items()
+        for name in set(seated.values()):
+            self.entrant(name).stderr.add(s for seat, s in written if seated[seat] == name)
 
     def _merge(self, counts: LogCounts, seats: dict[Seat, str]) -> None:
         held: dict[str, set[Partnership]] = defaultdict(set)
