@@ -14,7 +14,9 @@ import msgspec
 
 from referee.errors import LogError
 from referee.league.store import League
+from referee.match.stderr_lines import StderrSummary, StderrTotals
 from referee.record.log import read_log
+from referee.rules.tiles import Seat
 from referee.stats import wilson_interval
 
 
@@ -46,6 +48,9 @@ class LeagueTable(msgspec.Struct, frozen=True):
     head_to_head: dict[str, dict[str, float]]
     head_to_head_matches: dict[str, dict[str, int]]
     recorded: int
+    #: What each version's bots wrote on stderr, faults or not (versions that wrote nothing
+    #: left out), by label.
+    stderr: dict[str, StderrTotals] = msgspec.field(default_factory=dict)
 
 
 def standings(league: League, include_retired: bool = True) -> LeagueTable:
@@ -101,7 +106,28 @@ def standings(league: League, include_retired: bool = True) -> LeagueTable:
             )
         )
     table.sort(key=lambda s: (-s.rating_ordinal, s.name, s.version))
-    return LeagueTable(table, h2h, h2h_n, league.match_count())
+    shown = {f"{row.name}@{row.version}" for row in table}
+    written = {label: totals for label, totals in stderr_totals(league).items() if label in shown}
+    return LeagueTable(table, h2h, h2h_n, league.match_count(), written)
+
+
+class _Written(msgspec.Struct):
+    """Of a recorded result, only what its bots wrote on stderr."""
+
+    stderr: dict[Seat, StderrSummary] = msgspec.field(default_factory=dict)
+
+
+def stderr_totals(league: League) -> dict[str, StderrTotals]:
+    """Each version's stderr over its matches (the first entrant holds A+C), by label."""
+    labels = {e.id: e.label for e in league.entrants()}
+    decoder = msgspec.json.Decoder(_Written)
+    totals: dict[str, StderrTotals] = {}
+    for first, second, blob in league.db.execute("SELECT first, second, result FROM matches"):
+        stderr = decoder.decode(blob).stderr
+        for side, entrant in (("AC", first), ("BD", second)):
+            written = [summary for seat, summary in stderr.items() if seat in side]
+            totals.setdefault(labels[entrant], StderrTotals()).add(written)
+    return {label: total for label, total in totals.items() if total.matches}
 
 
 class RatingPoint(msgspec.Struct, frozen=True):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.table import Table
 
 from referee.league.standings import LeagueTable, RatingPoint, spread
+from referee.match.display import stderr_table
 from referee.terminal.escapes import markup
 from referee.terminal.tables import head_to_head_grid, people_console, print_table
 
@@ -44,6 +45,9 @@ def print_standings(table: LeagueTable) -> None:
     if len(table.standings) > 1:
         labels = [f"{row.name}@{row.version}" for row in table.standings]
         print_table(out, head_to_head_grid(table.head_to_head, table.head_to_head_matches, labels))
+    if table.stderr:
+        matches = {f"{row.name}@{row.version}": row.matches + row.void for row in table.standings}
+        print_table(out, stderr_table(table.stderr, matches))
 
 
 def print_history(versions: dict[str, list[RatingPoint]]) -> None:

@@ -89,7 +89,7 @@ def _count(tally: Tally, result: MatchResult, verified: list[LogFile], row: Matc
         tally.skip(result.log, row.why_no_page or "not read", result.match_id)
         return
     try:
-        tally.add_log(verified[0], result.seats)
+        tally.add_log(verified[0], result.seats, result.stderr)
     except Uncountable as exc:  # not after verify: the rules accepted every move
         tally.skip(result.log, str(exc), result.match_id)
 

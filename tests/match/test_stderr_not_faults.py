@@ -142,3 +142,29 @@ def test_a_tournament_ends_with_each_entrants_stderr(tmp_path: Path) -> None:
     assert table.returncode == 0, table.stderr
     assert "What bots wrote on stderr (not faults)" in table.stdout
     assert "KeyError: 'trump'" in table.stdout
+    report = referee("report", "r.jsonl", "report.html", cwd=tmp_path)
+    assert report.returncode == 0, report.stderr
+    page = (tmp_path / "report.html").read_text()
+    assert 'data-table="stderr"' in page and "KeyError: &#39;trump&#39;" in page
+
+
+def test_a_league_shows_each_versions_stderr(tmp_path: Path) -> None:
+    db = tmp_path / "league.db"
+    for args in (
+        ("init", str(db), "--seed", "3", "--max-hands", "3"),
+        ("add", str(db), "caught", python(CAUGHT, "--every", "3")),
+        ("add", str(db), "random", RANDOM_BOT),
+        ("run", str(db), "--matches", "2"),
+    ):
+        done = referee("league", *args, cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+    table = json.loads(referee("league", "standings", str(db), "--json", cwd=tmp_path).stdout)
+    assert set(table["stderr"]) == {"caught@v1"}
+    assert table["stderr"]["caught@v1"]["matches"] == 2
+    assert table["stderr"]["caught@v1"]["errors"]["KeyError: 'trump'"] > 0
+    shown = referee("league", "standings", str(db), cwd=tmp_path).stdout
+    assert "What bots wrote on stderr (not faults)" in shown and "KeyError: 'trump'" in shown
+    done = referee("league", "report", str(db), "league.html", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    page = (tmp_path / "league.html").read_text()
+    assert '<section id="stderr">' in page and "KeyError: &#39;trump&#39;" in page
