@@ -87,7 +87,7 @@ def test_the_json_document_holds_every_number(tournament: Path) -> None:
         "name", "matches", "void", "forfeits", "hands", "passed_hands", "marks_won",
         "marks_conceded", "marks_won_per_hand", "marks_conceded_per_hand", "contracts",
         "all_tricks", "by_bid", "by_trump", "by_bid_and_trump", "defence", "times", "faults",
-        "refused", "pairs", "against",
+        "refused", "pairs", "against", "stderr",
     } == set(entrant)  # fmt: skip
     for line in entrant["by_bid"]:
         assert line["bid"]["type"] in ("bid", "all_tricks") and line["trump"] is None
