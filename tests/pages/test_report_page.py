@@ -19,7 +19,8 @@ from typer.testing import CliRunner
 from referee.cli import app
 from referee.pages.report_page import match_pages, report_page
 from referee.running.results import read_results
-from referee.tournament.standings import Sprt, pair_scores, rating_history, standings
+from referee.tournament.sprt import Sprt
+from referee.tournament.standings import pair_scores, rating_history, standings
 
 ROOT = Path(__file__).resolve().parents[2]
 INSTANT = shlex.join([sys.executable, str(ROOT / "referee" / "bench" / "instant_bot.py")])

@@ -17,7 +17,8 @@ from support.tournaments import (
 )
 
 from referee.running.results import read_results
-from referee.tournament.standings import Sprt, pair_scores
+from referee.tournament.sprt import Sprt
+from referee.tournament.standings import pair_scores
 
 
 def test_pair_scores_of_duplicate_pairs() -> None:
