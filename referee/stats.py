@@ -35,7 +35,7 @@ def elo_of_score(score: float) -> float:
         return -math.inf
     if score >= 1.0:
         return math.inf
-    return -400.0 * math.log10(1.0 / score - 1.0)
+    return -400.0 * math.log10(1.0 / score - 1.0) + 0.0  # never -0.0
 
 
 class EloEstimate(NamedTuple):
@@ -68,7 +68,10 @@ def elo_estimate(scores: Sequence[float], confidence: float = 0.95) -> EloEstima
     variance around their mean; the interval is the score ± z standard errors turned into
     Elo at each end; the LOS is ``Phi((score - 0.5) / standard error)`` (fastchess:
     ``(1 - erf(-(score - 0.5) / sqrt(2 v / n))) / 2``), 1 or 0 when every pair scored alike
-    on one side of a half, and a half at exactly a half."""
+    on one side of a half, and a half at exactly a half. When every pair scored the same
+    there is no spread to measure (fastchess prints a zero-width interval, or infinities),
+    and the interval is Wilson's on the score instead: eight pairs all won are at least
+    +127 Elo (95%), not exactly infinite."""
     n = len(scores)
     if n == 0:
         return None
@@ -77,16 +80,11 @@ def elo_estimate(scores: Sequence[float], confidence: float = 0.95) -> EloEstima
     z = NormalDist().inv_cdf(0.5 + confidence / 2)
     if error > 0:
         los = NormalDist().cdf((score - 0.5) / error)
-    else:
+        low, high = score - z * error, score + z * error
+    else:  # every pair alike: no spread to measure, so Wilson's interval of the score
         los = 0.5 if score == 0.5 else float(score > 0.5)
-    return EloEstimate(
-        n,
-        score,
-        elo_of_score(score),
-        elo_of_score(score - z * error),
-        elo_of_score(score + z * error),
-        los,
-    )
+        low, high = wilson_interval(score * n, n, confidence)
+    return EloEstimate(n, score, elo_of_score(score), elo_of_score(low), elo_of_score(high), los)
 
 
 def signed_elo(value: float, digits: int = 1) -> str:
@@ -94,3 +92,9 @@ def signed_elo(value: float, digits: int = 1) -> str:
     if math.isinf(value):
         return "+∞" if value > 0 else "-∞"
     return f"{value:+.{digits}f}"
+
+
+def marks_per_match(value: float | None) -> str:
+    """Marks won minus marks conceded, a match, for people: ``+0.94`` (a total over hundreds
+    of matches, ``+150``, read like an interval beside the others); — for no match."""
+    return "—" if value is None else f"{value:+.2f}"

@@ -38,7 +38,9 @@ class Standing(msgspec.Struct, frozen=True):
     win_rate: float
     win_rate_low: float
     win_rate_high: float
-    #: Marks won minus marks conceded, over all matches.
+    #: Marks won minus marks conceded, over all matches played; and a match, over those that
+    #: ended without a forfeit (None if none did): a forfeited match's marks are those on the
+    #: board when a bot failed, so an entrant that forfeits early would look ahead.
     mark_difference: int
     #: openskill Plackett-Luce rating: mean, uncertainty, and the conservative mu - 3 sigma.
     rating: float
@@ -59,6 +61,7 @@ class Standing(msgspec.Struct, frozen=True):
     elo_low: float | None = None
     elo_high: float | None = None
     elo_pairs: int = 0
+    marks_per_match: float | None = None
 
 
 class Standings(msgspec.Struct, frozen=True):
@@ -82,6 +85,8 @@ def standings(names: list[str], results: list[MatchResult]) -> Standings:
     wins: dict[str, int] = defaultdict(int)
     unfinished: dict[str, int] = defaultdict(int)
     marks: dict[str, int] = defaultdict(int)
+    #: Marks and count of the matches that ended without a forfeit.
+    clean: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     h2h: dict[str, dict[str, float]] = {a: {b: 0.0 for b in names if b != a} for a in names}
     h2h_n: dict[str, dict[str, int]] = {a: {b: 0 for b in names if b != a} for a in names}
     faults: dict[str, int] = defaultdict(int)
@@ -110,6 +115,9 @@ def standings(names: list[str], results: list[MatchResult]) -> Standings:
             wins[me] += points == 1.0
             unfinished[me] += result.winner is None
             marks[me] += result.mark_difference_of(me)
+            if result.forfeit is None:
+                clean[me][0] += result.mark_difference_of(me)
+                clean[me][1] += 1
             h2h[me][other] += points
             h2h_n[me][other] += 1
         _rate(model, ratings, result)
@@ -141,6 +149,7 @@ def standings(names: list[str], results: list[MatchResult]) -> Standings:
                 elo_low=None if estimate is None else estimate.low,
                 elo_high=None if estimate is None else estimate.high,
                 elo_pairs=0 if estimate is None else estimate.units,
+                marks_per_match=clean[name][0] / clean[name][1] if clean[name][1] else None,
             )
         )
     table.sort(key=lambda s: (-s.rating_ordinal, -s.win_rate, s.name))

@@ -14,7 +14,7 @@ from rich.table import Table
 
 from referee.match.display import failure_lines
 from referee.running.results import MatchResult
-from referee.stats import signed_elo
+from referee.stats import marks_per_match, signed_elo
 from referee.terminal.escapes import json_text, markup
 from referee.terminal.progress import LongWork
 from referee.terminal.tables import head_to_head_grid, people_console, print_table
@@ -121,7 +121,7 @@ def standings_table(table: Standings, live: bool) -> Table:
             str(row.wins),
             str(row.unfinished),
             f"{row.win_rate:.1%} ({row.win_rate_low:.1%} to {row.win_rate_high:.1%})",
-            marks_per_match(row.mark_difference, row.matches),
+            marks_per_match(row.marks_per_match),
             f"{row.rating:.1f} ± {3 * row.rating_sigma:.1f}",
             elo_text(row.elo, row.elo_low, row.elo_high),
             str(row.faults),
@@ -129,12 +129,6 @@ def standings_table(table: Standings, live: bool) -> Table:
             str(row.void),
         )
     return grid
-
-
-def marks_per_match(difference: int, matches: int) -> str:
-    """Marks won minus marks conceded, a match: ``+0.9`` (a total over many matches read
-    like an interval beside the others)."""
-    return f"{difference / matches:+.2f}" if matches else "—"
 
 
 def elo_text(elo: float | None, low: float | None, high: float | None) -> str:
