@@ -173,7 +173,9 @@ class _Faults(msgspec.Struct):
     forfeit: Forfeit | None = None
 
 
-def fault_columns(faults: dict[Seat, dict[str, int]], forfeit: Forfeit | None) -> tuple[int, int, str | None]:
+def fault_columns(
+    faults: dict[Seat, dict[str, int]], forfeit: Forfeit | None
+) -> tuple[int, int, str | None]:
     """A match's faults of the first entrant's seats (A, C) and the second's (B, D) —
     refused answers are not faults, as in a tournament's standings — and the side that
     forfeited (``AC``, ``BD``), if one did."""

@@ -103,9 +103,7 @@ def standings(league: League, include_retired: bool = True) -> LeagueTable:
     for e in entrants:
         if e.retired is not None and not include_retired:
             continue
-        n, wins, unfinished, void, score, marks, faults, forfeits, clean, clean_marks = counts[
-            e.id
-        ]
+        n, wins, unfinished, void, score, marks, faults, forfeits, clean, clean_marks = counts[e.id]
         low, high = wilson_interval(score, int(n))
         table.append(
             LeagueStanding(

@@ -17,7 +17,7 @@ def standings_grid(table: LeagueTable) -> Table:
     """One row a version, ordered by the rating's low end (mu - 3 sigma), which the rating
     column shows (mu ± 3 sigma); its failures beside its results."""
     grid = Table(
-        title=f"Standings ({table.recorded} matches recorded; ordered by rating μ − 3σ)",
+        title=f"Standings ({table.recorded} matches recorded; ordered by rating μ - 3σ)",
         header_style="bold",
     )
     columns = (

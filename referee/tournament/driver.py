@@ -22,6 +22,7 @@ from referee.running.results import MatchResult, ResultsFile, refuse_used_logs
 from referee.tournament.config import TournamentConfig, TournamentError
 from referee.tournament.output import Ending, SprtState, TournamentOutput
 from referee.tournament.plan import plan
+from referee.tournament.sprt import first_crossing
 from referee.tournament.standings import pair_scores, standings
 
 #: Writes the HTML report of the tournament's results, and returns the lines to say of it.
@@ -166,6 +167,10 @@ class _Tournament:
         #: (recorded or failed): once the test has decided, only begun pairs are completed.
         self.begun: Counter[str] = Counter(pair_of(result.match_id) for result in self.results)
         self.ended: Counter[str] = Counter(self.begun)
+        sprt = config.sprt
+        crossing = None if sprt is None else first_crossing(sprt, self._pair_scores())
+        if sprt is not None and crossing is not None:  # resumed: decided where it crossed
+            self.sprt = SprtState(sprt, crossing[1], sprt.verdict(crossing[1]), crossing[0])
         self._update_sprt()
 
     @property
@@ -178,9 +183,12 @@ class _Tournament:
         sprt = self.config.sprt
         if sprt is None or self.decided:
             return
-        scores = pair_scores(self.results, self.names[0])
+        scores = self._pair_scores()
         llr = sprt.llr(scores)
         self.sprt = SprtState(sprt, llr, sprt.verdict(llr), len(scores))
+
+    def _pair_scores(self) -> list[float]:
+        return pair_scores(self.results, self.names[0])
 
     def to_play(self, missing: list[MatchJob]) -> Iterator[MatchJob]:
         """The missing matches in plan order, read as they start: once the test has decided,

@@ -75,7 +75,6 @@ class Ending:
             document["sprt"] = msgspec.to_builtins(report)
         return document
 
-
     def sprt_report(self) -> SprtReport | None:
         """The SPRT over every whole pair played, with the verdict that stopped the run."""
         if self.sprt is None:

@@ -193,7 +193,7 @@ def sprt_report(
     pairs crossed, in seed order, as a run stops. ``llr`` is over every whole pair."""
     scores = pair_scores(results, entrant)
     if decided is None and not run:
-        decided = _first_crossing(sprt, scores)
+        decided = first_crossing(sprt, scores)
     verdict = "continue" if decided is None else sprt.verdict(decided[1])
     estimate = elo_estimate(scores)
     return SprtReport(
@@ -222,7 +222,7 @@ def sprt_report(
     )
 
 
-def _first_crossing(sprt: Sprt, scores: list[float]) -> tuple[int, float] | None:
+def first_crossing(sprt: Sprt, scores: list[float]) -> tuple[int, float] | None:
     """The first whole pair after which the test crossed a bound, and its LLR."""
     for count in range(2, len(scores) + 1):
         llr = sprt.llr(scores[:count])

@@ -106,7 +106,7 @@ def standings_table(table: Standings, live: bool) -> Table:
     """The standings, one row an entrant, best first: ordered by the rating's low end
     (mu - 3 sigma), which the rating column shows (mu ± 3 sigma); titled at the end, not
     while live. Void matches in a column of their own, in no other count but the faults."""
-    title = None if live else "Standings (ordered by rating μ − 3σ)"
+    title = None if live else "Standings (ordered by rating μ - 3σ)"
     grid = Table(title=title, header_style="bold")
     columns = (
         "entrant", "matches", "wins", "unfinished", "win rate (95% CI)", "marks/match",

@@ -21,7 +21,7 @@ from referee.running.results import MatchResult
 
 #: The random bot, except that it crashes at its first decision of a match whose deal seed
 #: is odd: about half its pairs end in its forfeit, after a fault (``crashed``).
-CRASHING = '''
+CRASHING = """
 import json, random, sys
 rng = random.Random()
 crash = False
@@ -37,7 +37,7 @@ for line in sys.stdin:
             sys.exit(3)
         action = rng.choice(message["legal_actions"])
         print(json.dumps({"type": "action", "id": message["id"], "action": action}), flush=True)
-'''
+"""
 
 
 @pytest.fixture(scope="module")

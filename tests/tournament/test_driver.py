@@ -150,7 +150,9 @@ def test_sprt_reports_the_verdict_that_stopped_the_tournament_and_ends_on_whole_
     assert sprt["decided_at_pairs"] <= sprt["pairs"]
     assert sprt["won_both"] + sprt["lost_both"] + sprt["split"] == sprt["pairs"]
     # The pairs after the decision were played: its counts are of every whole pair.
-    assert sprt["won_both"] == sprt["pairs"] - (losing_pair in [r.seed for r in output.ending.results])
+    assert sprt["won_both"] == sprt["pairs"] - (
+        losing_pair in [r.seed for r in output.ending.results]
+    )
 
 
 def test_the_driver_names_every_match_not_played(

@@ -11,8 +11,8 @@ from support.tournaments import (
     result_line,
 )
 
-from referee.running.results import MatchResult
 from referee.record.records import Forfeit
+from referee.running.results import MatchResult
 from referee.stats import elo_estimate, wilson_interval
 from referee.tournament.standings import pair_scores, rating_history, standings
 
