@@ -76,11 +76,16 @@ MIGRATIONS: Final[tuple[str, ...]] = (
     ) WITHOUT ROWID;
     """,
     # 2: each match's faults by side and who forfeited, for the standings (filled in from
-    # the results recorded by ``backfill_faults``).
+    # the results recorded by ``backfill_faults``); and the standings' columns in an index
+    # of their own, so summing them never reads the results' blobs (the new columns sit
+    # after them in a row).
     """
     ALTER TABLE matches ADD COLUMN first_faults INTEGER NOT NULL DEFAULT 0;
     ALTER TABLE matches ADD COLUMN second_faults INTEGER NOT NULL DEFAULT 0;
     ALTER TABLE matches ADD COLUMN forfeit INTEGER REFERENCES entrants;
+    CREATE INDEX matches_standings ON matches (
+        first, second, winner, void, mark_difference, first_faults, second_faults, forfeit
+    );
     """,
 )
 SCHEMA_VERSION: Final = len(MIGRATIONS)
