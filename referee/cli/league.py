@@ -313,7 +313,8 @@ def standings_command(
         bool, typer.Option("--active", help="Only the versions still playing.")
     ] = False,
 ) -> None:
-    """The current ratings with their intervals, matches, win rates, marks, and the head to
+    """The current ratings (mu ± 3 sigma, ordered by mu - 3 sigma), matches played, win
+    rates, marks a match, faults, forfeits and void matches of each version, and the head to
     head; it reads while 'league run' writes, without stopping it."""
     from referee.league.standings import standings
     from referee.league.views import print_standings

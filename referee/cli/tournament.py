@@ -83,7 +83,10 @@ def tournament_command(
     sprt: Annotated[
         str | None,
         typer.Option(
-            metavar="ELO0,ELO1", help="Stop when the sequential test decides (two entrants)."
+            metavar="ELO0,ELO1",
+            help="Test whether the first entrant is ELO1 or more Elo stronger than the second"
+            " rather than ELO0 or less, on duplicate pairs, and stop when the test decides"
+            " (two entrants; the pairs begun are completed).",
         ),
     ] = None,
     alpha: Annotated[float | None, typer.Option(help="SPRT false positive rate (0.05).")] = None,

@@ -8,7 +8,11 @@ import sqlite3
 from pathlib import Path
 from typing import Final
 
+import msgspec
+
 from referee.errors import LeagueError
+from referee.record.records import Forfeit, split_counts
+from referee.rules.tiles import Seat
 
 #: "42LG": the league's mark in the SQLite header (``PRAGMA application_id``).
 APPLICATION_ID: Final = 0x34324C47
@@ -70,6 +74,18 @@ MIGRATIONS: Final[tuple[str, ...]] = (
         sigma REAL NOT NULL,
         PRIMARY KEY (entrant, match)
     ) WITHOUT ROWID;
+    """,
+    # 2: each match's faults by side and who forfeited, for the standings (filled in from
+    # the results recorded by ``backfill_faults``); and the standings' columns in an index
+    # of their own, so summing them never reads the results' blobs (the new columns sit
+    # after them in a row).
+    """
+    ALTER TABLE matches ADD COLUMN first_faults INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE matches ADD COLUMN second_faults INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE matches ADD COLUMN forfeit INTEGER REFERENCES entrants;
+    CREATE INDEX matches_standings ON matches (
+        first, second, winner, void, mark_difference, first_faults, second_faults, forfeit
+    );
     """,
 )
 SCHEMA_VERSION: Final = len(MIGRATIONS)
@@ -150,4 +166,40 @@ def migrate(db: sqlite3.Connection, version: int) -> None:
         for statement in script.split(";"):
             if statement.strip():
                 db.execute(statement)
+        if number == 2:
+            backfill_faults(db)
         db.execute(f"PRAGMA user_version = {number}")
+
+
+class _Faults(msgspec.Struct):
+    """What of a recorded result the fault columns hold (the rest of it is not decoded)."""
+
+    faults: dict[Seat, dict[str, int]] = {}
+    forfeit: Forfeit | None = None
+
+
+def fault_columns(
+    faults: dict[Seat, dict[str, int]], forfeit: Forfeit | None
+) -> tuple[int, int, str | None]:
+    """A match's faults of the first entrant's seats (A, C) and the second's (B, D) —
+    refused answers are not faults, as in a tournament's standings — and the side that
+    forfeited (``AC``, ``BD``), if one did."""
+    counted, _ = split_counts(faults)
+    first = sum(sum(counted.get(seat, {}).values()) for seat in ("A", "C"))
+    second = sum(sum(counted.get(seat, {}).values()) for seat in ("B", "D"))
+    side = None if forfeit is None else ("AC" if forfeit.seat in ("A", "C") else "BD")
+    return first, second, side
+
+
+def backfill_faults(db: sqlite3.Connection) -> None:
+    """Fill migration 2's columns from the results recorded before it."""
+    decoder = msgspec.json.Decoder(_Faults)
+    rows = db.execute("SELECT id, result FROM matches").fetchall()
+    for row_id, blob in rows:
+        result = decoder.decode(blob)
+        first, second, side = fault_columns(result.faults, result.forfeit)
+        db.execute(
+            "UPDATE matches SET first_faults = ?, second_faults = ?, forfeit = CASE ?"
+            " WHEN 'AC' THEN first WHEN 'BD' THEN second END WHERE id = ?",
+            (first, second, side, row_id),
+        )

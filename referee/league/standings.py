@@ -26,19 +26,33 @@ class LeagueStanding(msgspec.Struct, frozen=True):
     name: str
     version: str
     active: bool
-    #: openskill's mean and uncertainty; the interval is mu ± 2 sigma, the order mu - 3 sigma.
+    #: openskill's mean and uncertainty; the standings are ordered by ``rating_ordinal``,
+    #: mu - 3 sigma, the low end of the interval shown, mu ± 3 sigma (``rating_low`` to
+    #: ``rating_high``): never another interval than the one that orders.
     rating: float
+    rating_sigma: float
     rating_low: float
     rating_high: float
     rating_ordinal: float
+    #: Matches played (``played``; ``matches`` is the same count, its older name), of them
+    #: won and unfinished; void matches (bots of both sides failed to start) apart.
     matches: int
+    played: int
     wins: int
     unfinished: int
     void: int
     win_rate: float
     win_rate_low: float
     win_rate_high: float
+    #: Marks won minus marks conceded over the matches played; and a match, over those
+    #: that ended without a forfeit (None if none did): a forfeited match's marks are those
+    #: on the board when a bot failed, so a version that forfeits early would look ahead.
     mark_difference: int
+    marks_per_match: float | None
+    #: Faults of its seats (timeouts, crashes, illegal plays, ...; refused answers are not
+    #: faults) and the matches it forfeited, void ones included.
+    faults: int
+    forfeits: int
 
 
 class LeagueTable(msgspec.Struct, frozen=True):
@@ -56,25 +70,35 @@ class LeagueTable(msgspec.Struct, frozen=True):
 def standings(league: League, include_retired: bool = True) -> LeagueTable:
     entrants = league.entrants()
     labels = {e.id: e.label for e in entrants}
-    counts: dict[int, list[float]] = {e.id: [0, 0, 0, 0, 0.0, 0] for e in entrants}
+    counts: dict[int, list[float]] = {e.id: [0, 0, 0, 0, 0.0, 0, 0, 0, 0, 0] for e in entrants}
     h2h: dict[str, dict[str, float]] = {}
     h2h_n: dict[str, dict[str, int]] = {}
     query = """
-        SELECT first, second, winner, void, count(*), sum(mark_difference)
+        SELECT first, second, winner, void, count(*), sum(mark_difference), sum(first_faults),
+            sum(second_faults), sum(forfeit = first), sum(forfeit = second),
+            sum(forfeit IS NULL), sum(CASE WHEN forfeit IS NULL THEN mark_difference END)
         FROM matches GROUP BY first, second, winner, void
     """
-    for first, second, winner, void, n, marks in league.db.execute(query):
-        for me, other, sign in ((first, second, 1), (second, first, -1)):
-            row = counts[me]
+    for row in league.db.execute(query):
+        first, second, winner, void, n, marks = row[:6]
+        for me, other, sign, (faults, forfeits) in (
+            (first, second, 1, (row[6], row[8])),
+            (second, first, -1, (row[7], row[9])),
+        ):
+            counts[me][6] += faults
+            counts[me][7] += forfeits or 0
+            tally = counts[me]
             if void:
-                row[3] += n
+                tally[3] += n
                 continue
             score = 0.5 if winner is None else float(winner == me)
-            row[0] += n
-            row[1] += n if winner == me else 0
-            row[2] += n if winner is None else 0
-            row[4] += score * n
-            row[5] += sign * marks
+            tally[0] += n
+            tally[1] += n if winner == me else 0
+            tally[2] += n if winner is None else 0
+            tally[4] += score * n
+            tally[5] += sign * marks
+            tally[8] += row[10]
+            tally[9] += sign * (row[11] or 0)
             a, b = labels[me], labels[other]
             h2h.setdefault(a, {}).setdefault(b, 0.0)
             h2h[a][b] += score * n
@@ -84,7 +108,7 @@ def standings(league: League, include_retired: bool = True) -> LeagueTable:
     for e in entrants:
         if e.retired is not None and not include_retired:
             continue
-        n, wins, unfinished, void, score, marks = counts[e.id]
+        n, wins, unfinished, void, score, marks, faults, forfeits, clean, clean_marks = counts[e.id]
         low, high = wilson_interval(score, int(n))
         table.append(
             LeagueStanding(
@@ -92,10 +116,12 @@ def standings(league: League, include_retired: bool = True) -> LeagueTable:
                 version=e.version,
                 active=e.retired is None,
                 rating=e.mu,
-                rating_low=e.mu - 2 * e.sigma,
-                rating_high=e.mu + 2 * e.sigma,
+                rating_sigma=e.sigma,
+                rating_low=e.ordinal,
+                rating_high=e.mu + 3 * e.sigma,
                 rating_ordinal=e.ordinal,
                 matches=int(n),
+                played=int(n),
                 wins=int(wins),
                 unfinished=int(unfinished),
                 void=int(void),
@@ -103,6 +129,9 @@ def standings(league: League, include_retired: bool = True) -> LeagueTable:
                 win_rate_low=low,
                 win_rate_high=high,
                 mark_difference=int(marks),
+                marks_per_match=clean_marks / clean if clean else None,
+                faults=int(faults),
+                forfeits=int(forfeits),
             )
         )
     table.sort(key=lambda s: (-s.rating_ordinal, s.name, s.version))

@@ -252,11 +252,13 @@ class League:
         winner = None
         if result.winner is not None:
             winner = a.id if result.winner == result.first else b.id
+        first_faults, second_faults, side = schema.fault_columns(result.faults, result.forfeit)
+        forfeit = {"AC": a.id, "BD": b.id}.get(side or "")
         try:
             cursor = self.db.execute(
                 "INSERT INTO matches (match_id, pair, leg, first, second, winner, void,"
-                " mark_difference, log, log_digest, source, recorded, result)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " mark_difference, log, log_digest, source, recorded, result, first_faults,"
+                " second_faults, forfeit) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     key or result.match_id,
                     pair,
@@ -271,6 +273,9 @@ class League:
                     source,
                     now(),
                     _RESULT.encode(result),
+                    first_faults,
+                    second_faults,
+                    forfeit,
                 ),
             )
         except sqlite3.IntegrityError:

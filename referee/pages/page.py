@@ -16,6 +16,7 @@ import msgspec
 from markupsafe import Markup
 
 from referee.files import replace_private
+from referee.stats import signed_elo
 
 #: What JSON may hold that would end a <script> element or confuse an HTML parser; inside
 #: JSON strings, the escaped forms mean the same characters.
@@ -38,12 +39,14 @@ def _asset(name: str) -> Markup:
 
 @cache
 def _environment() -> jinja2.Environment:
-    return jinja2.Environment(
+    environment = jinja2.Environment(
         loader=jinja2.PackageLoader("referee.pages", "."),
         autoescape=True,
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,
     )
+    environment.filters["elo"] = signed_elo  # +35.2, or ±∞
+    return environment
 
 
 def page(name: str, css: str | None = None, **values: Any) -> str:

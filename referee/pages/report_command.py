@@ -15,7 +15,7 @@ from referee.running.results import MatchResult, ResultsError, ResultsHeader, re
 from referee.tally.summary import summarize
 from referee.tally.tally import Tally
 from referee.terminal.progress import LongWork
-from referee.tournament.standings import Sprt
+from referee.tournament.sprt import Sprt
 
 
 @dataclass(frozen=True)

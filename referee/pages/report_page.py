@@ -28,7 +28,8 @@ from referee.tally.tally import Tally
 from referee.terminal.progress import Progress, unwatched
 from referee.terminal.tables import counts_text
 from referee.tournament.plan import pairings
-from referee.tournament.standings import Sprt, pair_scores, played, rating_history, standings
+from referee.tournament.sprt import Sprt, sprt_report
+from referee.tournament.standings import pair_scores, played, rating_history, standings
 
 
 @dataclass(frozen=True)
@@ -163,12 +164,9 @@ def report_page(
     if sprt is not None and len(names) == 2:
         scores = pair_scores(results, names[0])
         course = [(k, sprt.llr(scores[:k])) for k in range(1, len(scores) + 1)]
-        llr = course[-1][1] if course else 0.0
         sprt_view = {
             "sprt": sprt,
-            "llr": llr,
-            "verdict": sprt.verdict(llr),
-            "pairs": len(scores),
+            "report": sprt_report(sprt, results, names[0], names[1]),
             "plot": lines(
                 [(f"{names[0]} vs {names[1]}", course)],
                 "duplicate pairs",

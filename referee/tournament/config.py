@@ -29,7 +29,7 @@ from referee.settings import (
     SandboxSettings,
 )
 from referee.tournament.plan import check_entrants
-from referee.tournament.standings import Sprt
+from referee.tournament.sprt import Sprt
 
 #: Where the results go when neither the file nor the command line says.
 DEFAULT_RESULTS = "tournament/results.jsonl"

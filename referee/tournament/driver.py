@@ -6,7 +6,8 @@ told to a ``TournamentOutput``; nothing is printed here.
 from __future__ import annotations
 
 import signal
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from referee.apart.pool import executor
@@ -21,6 +22,7 @@ from referee.running.results import MatchResult, ResultsFile, refuse_used_logs, 
 from referee.tournament.config import TournamentConfig, TournamentError
 from referee.tournament.output import Ending, SprtState, TournamentOutput
 from referee.tournament.plan import plan
+from referee.tournament.sprt import first_crossing
 from referee.tournament.standings import pair_scores, standings
 
 #: Writes the HTML report of the tournament's results, and returns the lines to say of it.
@@ -92,7 +94,7 @@ def run(
     if left:
         listed = ", ".join(left[:20]) + (f" and {len(left) - 20} more" if len(left) > 20 else "")
         retry = (
-            "the SPRT has decided, so --resume plays no more"
+            "the SPRT has decided, so --resume only completes the pairs begun"
             if stopped
             else "run the same command with --resume to retry them"
         )
@@ -161,6 +163,14 @@ class _Tournament:
         #: (entrant, reason) of the bot failures told so far: each kind is told once.
         self.told: set[tuple[str, str]] = set()
         self.sprt: SprtState | None = None
+        #: Legs of each duplicate pair begun (recorded, started or about to start) and ended
+        #: (recorded or failed): once the test has decided, only begun pairs are completed.
+        self.begun: Counter[str] = Counter(pair_of(result.match_id) for result in self.results)
+        self.ended: Counter[str] = Counter(self.begun)
+        sprt = config.sprt
+        crossing = None if sprt is None else first_crossing(sprt, self._pair_scores())
+        if sprt is not None and crossing is not None:  # resumed: decided where it crossed
+            self.sprt = SprtState(sprt, crossing[1], sprt.verdict(crossing[1]), crossing[0])
         self._update_sprt()
 
     @property
@@ -173,15 +183,34 @@ class _Tournament:
         sprt = self.config.sprt
         if sprt is None or self.decided:
             return
-        llr = sprt.llr(pair_scores(self.results, self.names[0]))
-        self.sprt = SprtState(sprt, llr, sprt.verdict(llr))
+        scores = self._pair_scores()
+        llr = sprt.llr(scores)
+        self.sprt = SprtState(sprt, llr, sprt.verdict(llr), len(scores))
+
+    def _pair_scores(self) -> list[float]:
+        return pair_scores(self.results, self.names[0])
+
+    def to_play(self, missing: list[MatchJob]) -> Iterator[MatchJob]:
+        """The missing matches in plan order, read as they start: once the test has decided,
+        only the legs that complete a pair begun. The SPRT's unit is the pair, so a run it
+        stops ends with whole pairs (never half of one: that leg's deals would count for one
+        side only)."""
+        for job in missing:
+            pair = pair_of(job.match_id)
+            if self.decided and not self.begun[pair]:
+                continue
+            self.begun[pair] += 1
+            yield job
+
+    def _open_pairs(self) -> bool:
+        """Whether a pair begun still has a leg to end."""
+        return any(self.ended[pair] < 2 for pair in self.begun)
 
     def play(self, jobs: list[MatchJob]) -> signal.Signals | None:
         """Play the planned matches not in the results file yet; the signal that stopped
         them, if one did."""
+        # A resumed tournament the test has already decided only completes its pairs.
         missing = [job for job in jobs if job.match_id not in self.results_file.done]
-        if self.decided:
-            missing = []  # a resumed tournament the test has already decided plays no more
         config = self.config
         # SIGTERM and SIGHUP end the tournament as Ctrl-C does: standings, how to resume.
         with Stopping() as stopping:
@@ -193,7 +222,7 @@ class _Tournament:
                 ):
                     run_jobs(
                         pool,
-                        missing,
+                        self.to_play(missing),
                         window=2 * slots,
                         on_result=self._on_result,
                         on_error=self._on_error,
@@ -221,11 +250,13 @@ class _Tournament:
                 f" {detail}; its stderr: {where} (the end of it is shown at the end)"
             )
         self.output.match_done(self.results)
+        self.ended[pair_of(result.match_id)] += 1
         self._update_sprt()
-        return not self.decided
+        return not self.decided or self._open_pairs()
 
     def _on_error(self, job: MatchJob, error: BaseException) -> None:
         self.failed.add(job.match_id)
+        self.ended[pair_of(job.match_id)] += 1
         self.output.note(f"match {job.match_id} failed: {type(error).__name__}: {error}")
 
     def _on_retry(self, job: MatchJob, error: BaseException, attempt: int) -> None:
@@ -247,3 +278,8 @@ class _Tournament:
 
     def _commands(self) -> dict[str, str]:
         return {entrant.name: entrant.command for entrant in self.config.settings.entrants}
+
+
+def pair_of(match_id: str) -> str:
+    """The duplicate pair a match is a leg of: its id without the leg (``a~b~s07``)."""
+    return match_id.rsplit("~", 1)[0]

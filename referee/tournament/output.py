@@ -15,7 +15,8 @@ from referee.match.stderr_lines import StderrTotals
 from referee.running.failures import FailureKind
 from referee.running.results import MatchResult
 from referee.settings import SandboxSettings
-from referee.tournament.standings import Sprt, Standings, pair_scores, played
+from referee.tournament.sprt import Sprt, SprtReport, sprt_report
+from referee.tournament.standings import Standings, played
 
 
 @dataclass(frozen=True)
@@ -26,6 +27,8 @@ class SprtState:
     sprt: Sprt
     llr: float
     verdict: str
+    #: The whole pairs ``llr`` is over: the pairs after which it decided, once it has.
+    pairs: int = 0
 
 
 @dataclass(frozen=True)
@@ -71,20 +74,19 @@ class Ending:
             ],
             "stderr": msgspec.to_builtins(self.stderr),
         }
-        if self.sprt is not None:
-            sprt = self.sprt.sprt
-            document["sprt"] = {
-                "elo0": sprt.elo0,
-                "elo1": sprt.elo1,
-                "alpha": sprt.alpha,
-                "beta": sprt.beta,
-                "lower": sprt.lower,
-                "upper": sprt.upper,
-                "pairs": len(pair_scores(self.results, self.names[0])),
-                "llr": self.sprt.llr,
-                "verdict": self.sprt.verdict,
-            }
+        report = self.sprt_report()
+        if report is not None:
+            document["sprt"] = msgspec.to_builtins(report)
         return document
+
+    def sprt_report(self) -> SprtReport | None:
+        """The SPRT over every whole pair played, with the verdict that stopped the run."""
+        if self.sprt is None:
+            return None
+        state = self.sprt
+        decided = None if state.verdict == "continue" else (state.pairs, state.llr)
+        names = self.names
+        return sprt_report(state.sprt, self.results, names[0], names[1], decided, run=True)
 
 
 class TournamentOutput(Protocol):

@@ -1,21 +1,20 @@
-"""Standings from results: wins, win rate with a 95% interval, marks, ratings, head to head,
-and the sequential probability ratio test (SPRT) on duplicate pairs.
+"""Standings from results: wins, win rate with a 95% interval, marks, ratings, an Elo against
+the field, head to head, and the duplicate pairs' scores (which the SPRT, ``referee.
+tournament.sprt``, tests).
 
-Ratings come from openskill (Plackett-Luce), never from maths of our own. The interval is
-Wilson's score interval (approximate here: the two legs of a duplicate pair are not
-independent, and an unfinished match counts half). A void match (bots of both sides failed
-to start) was not played: it is counted apart, in ``void``, never as a draw. The SPRT is the
-generalized SPRT used by chess engine testers (fishtest, fastchess): a multinomial GSPRT over
-the duplicate pairs' scores in quarters (0, 1/4, 1/2, 3/4, 1), maximum-likelihood under each
-hypothesis.
+Ratings come from openskill (Plackett-Luce), never from maths of our own; the table is
+ordered by the conservative rating mu - 3 sigma, and shows mu ± 3 sigma: the interval whose
+low end orders it. The win rate's interval is Wilson's score interval (approximate here: the
+two legs of a duplicate pair are not independent, and an unfinished match counts half). The
+Elo against the field is fastchess's on the entrant's whole duplicate pairs against every
+opponent (``referee.stats.elo_estimate``). A void match (bots of both sides failed to start)
+was not played: it is counted apart, in ``void``, never as a draw.
 """
 
 from __future__ import annotations
 
-import math
 from collections import defaultdict
-from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 import msgspec
 from openskill.models import PlackettLuce
@@ -24,7 +23,7 @@ from referee.errors import BotStartFailed, reason_code
 from referee.record.records import split_counts
 from referee.running.rating import rate
 from referee.running.results import MatchResult, in_plan_order
-from referee.stats import wilson_interval
+from referee.stats import elo_estimate, wilson_interval
 
 
 class Standing(msgspec.Struct, frozen=True):
@@ -39,7 +38,9 @@ class Standing(msgspec.Struct, frozen=True):
     win_rate: float
     win_rate_low: float
     win_rate_high: float
-    #: Marks won minus marks conceded, over all matches.
+    #: Marks won minus marks conceded, over all matches played; and a match, over those that
+    #: ended without a forfeit (None if none did): a forfeited match's marks are those on the
+    #: board when a bot failed, so an entrant that forfeits early would look ahead.
     mark_difference: int
     #: openskill Plackett-Luce rating: mean, uncertainty, and the conservative mu - 3 sigma.
     rating: float
@@ -53,6 +54,14 @@ class Standing(msgspec.Struct, frozen=True):
     #: Void matches (bots of both sides failed to start): in none of the counts above but
     #: the faults, forfeits and never started.
     void: int = 0
+    #: Elo against the field (every opponent it met) from its whole duplicate pairs, with its
+    #: 95% interval (infinite where every pair was won, or lost: null in JSON; None before
+    #: a whole pair), and the pairs counted.
+    elo: float | None = None
+    elo_low: float | None = None
+    elo_high: float | None = None
+    elo_pairs: int = 0
+    marks_per_match: float | None = None
 
 
 class Standings(msgspec.Struct, frozen=True):
@@ -76,6 +85,8 @@ def standings(names: list[str], results: list[MatchResult]) -> Standings:
     wins: dict[str, int] = defaultdict(int)
     unfinished: dict[str, int] = defaultdict(int)
     marks: dict[str, int] = defaultdict(int)
+    #: Marks and count of the matches that ended without a forfeit.
+    clean: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     h2h: dict[str, dict[str, float]] = {a: {b: 0.0 for b in names if b != a} for a in names}
     h2h_n: dict[str, dict[str, int]] = {a: {b: 0 for b in names if b != a} for a in names}
     faults: dict[str, int] = defaultdict(int)
@@ -104,6 +115,9 @@ def standings(names: list[str], results: list[MatchResult]) -> Standings:
             wins[me] += points == 1.0
             unfinished[me] += result.winner is None
             marks[me] += result.mark_difference_of(me)
+            if result.forfeit is None:
+                clean[me][0] += result.mark_difference_of(me)
+                clean[me][1] += 1
             h2h[me][other] += points
             h2h_n[me][other] += 1
         _rate(model, ratings, result)
@@ -112,6 +126,7 @@ def standings(names: list[str], results: list[MatchResult]) -> Standings:
         n = count[name]
         low, high = wilson_interval(score[name], n)
         rating = ratings[name]
+        estimate = elo_estimate(pair_scores(ordered, name))
         table.append(
             Standing(
                 name=name,
@@ -130,6 +145,11 @@ def standings(names: list[str], results: list[MatchResult]) -> Standings:
                 forfeits=forfeits[name],
                 never_started=never[name],
                 void=void[name],
+                elo=None if estimate is None else estimate.elo,
+                elo_low=None if estimate is None else estimate.low,
+                elo_high=None if estimate is None else estimate.high,
+                elo_pairs=0 if estimate is None else estimate.units,
+                marks_per_match=clean[name][0] / clean[name][1] if clean[name][1] else None,
             )
         )
     table.sort(key=lambda s: (-s.rating_ordinal, -s.win_rate, s.name))
@@ -164,87 +184,15 @@ def rating_history(names: list[str], results: list[MatchResult]) -> list[dict[st
     return history
 
 
-# -- SPRT -----------------------------------------------------------------------------------
-
-Verdict = Literal["H1", "H0", "continue"]
-
-
-@dataclass(frozen=True)
-class Sprt:
-    """A sequential test of ``elo0`` against ``elo1`` for the first entrant vs the second."""
-
-    elo0: float
-    elo1: float
-    alpha: float = 0.05
-    beta: float = 0.05
-
-    @property
-    def lower(self) -> float:
-        return math.log(self.beta / (1 - self.alpha))
-
-    @property
-    def upper(self) -> float:
-        return math.log((1 - self.beta) / self.alpha)
-
-    def llr(self, pair_scores: list[float]) -> float:
-        """The generalized log-likelihood ratio of the duplicate pairs' scores (0 to 1 in
-        quarters: an unfinished leg counts half).
-
-        The pairs' outcomes are a multinomial; under each hypothesis its distribution is the
-        maximum-likelihood one with that hypothesis's expected score (fishtest's
-        multinomial GSPRT), and counts get a tiny pseudo-count so early runs of identical
-        results stay finite.
-        """
-        if len(pair_scores) < 2:
-            return 0.0
-        counts = [sum(score == outcome for score in pair_scores) + 1e-3 for outcome in _OUTCOMES]
-        total = sum(counts)
-        empirical = [count / total for count in counts]
-        p0 = _closest_with_mean(empirical, _expected_score(self.elo0))
-        p1 = _closest_with_mean(empirical, _expected_score(self.elo1))
-        return sum(c * math.log(b / a) for c, a, b in zip(counts, p0, p1, strict=True))
-
-    def verdict(self, llr: float) -> Verdict:
-        if llr >= self.upper:
-            return "H1"
-        if llr <= self.lower:
-            return "H0"
-        return "continue"
-
-
-#: A pair's score: each leg 1, 0.5 (unfinished) or 0, averaged over the two legs.
-_OUTCOMES = (0.0, 0.25, 0.5, 0.75, 1.0)
-
-
-def _closest_with_mean(empirical: list[float], mean: float) -> list[float]:
-    """The distribution over ``_OUTCOMES`` with the given mean that maximizes the likelihood
-    of ``empirical``: p_i = e_i / (1 + lam (x_i - mean)), lam found by bisection."""
-    shifts = [x - mean for x in _OUTCOMES]
-    low = -1 / max(shifts) + 1e-12
-    high = -1 / min(shifts) - 1e-12
-    for _ in range(200):
-        lam = (low + high) / 2
-        slope = sum(e * d / (1 + lam * d) for e, d in zip(empirical, shifts, strict=True))
-        if slope > 0:
-            low = lam
-        else:
-            high = lam
-    lam = (low + high) / 2
-    weights = [e / (1 + lam * d) for e, d in zip(empirical, shifts, strict=True)]
-    total = sum(weights)
-    return [w / total for w in weights]
-
-
-def _expected_score(elo: float) -> float:
-    return 1 / (1 + 10 ** (-elo / 400))
-
-
 def pair_scores(results: list[MatchResult], first: str) -> list[float]:
-    """Each complete duplicate pair's mean score for ``first``, in seed order (a pair with a
-    void leg is not complete)."""
-    legs: dict[int, list[MatchResult]] = defaultdict(list)
+    """Each complete duplicate pair's mean score for ``first`` (the two legs of one pairing
+    on one deal seed, seats swapped), in seed order, then by opponent; a pair with a void
+    leg, or one leg still to play, is not complete."""
+    legs: dict[tuple[int, str], list[MatchResult]] = defaultdict(list)
     for result in played(results):
-        legs[result.seed].append(result)
+        if first in (result.first, result.second):
+            other = result.second if result.first == first else result.first
+            legs[result.seed, other].append(result)
     return [
         sum(result.score_of(first) for result in pair) / 2
         for _, pair in sorted(legs.items())

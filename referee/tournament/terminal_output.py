@@ -14,6 +14,7 @@ from rich.table import Table
 
 from referee.match.display import failure_lines, stderr_table
 from referee.running.results import MatchResult
+from referee.stats import marks_per_match, signed_elo
 from referee.terminal.escapes import json_text, markup
 from referee.terminal.progress import LongWork
 from referee.terminal.tables import head_to_head_grid, people_console, print_table
@@ -68,13 +69,10 @@ class TerminalOutput:
         out = people_console()
         print_table(out, standings_table(ending.table, live=False))
         print_table(out, head_to_head_table(ending.table, ending.names))
-        if ending.sprt is not None:
-            state, sprt = ending.sprt, ending.sprt.sprt
-            out.print(
-                f"SPRT [{sprt.elo0:g}, {sprt.elo1:g}] alpha={sprt.alpha:g} beta={sprt.beta:g}:"
-                f" LLR {state.llr:.2f} (bounds {sprt.lower:.2f}, {sprt.upper:.2f})"
-                f" → {state.verdict}"
-            )
+        report = ending.sprt_report()
+        if report is not None:
+            for line in report.lines():
+                out.print(line, markup=False, highlight=False)
         if ending.failures:
             print_table(out, failures_table(ending))
             for kind in ending.failures[:SHOWN_FAILURES]:
@@ -112,12 +110,14 @@ class JsonOutput(TerminalOutput):
 
 
 def standings_table(table: Standings, live: bool) -> Table:
-    """The standings, one row an entrant, best first (titled at the end, not while live);
-    void matches in a column of their own, in no other count but the faults."""
-    grid = Table(title=None if live else "Standings", header_style="bold")
+    """The standings, one row an entrant, best first: ordered by the rating's low end
+    (mu - 3 sigma), which the rating column shows (mu ± 3 sigma); titled at the end, not
+    while live. Void matches in a column of their own, in no other count but the faults."""
+    title = None if live else "Standings (ordered by rating μ - 3σ)"
+    grid = Table(title=title, header_style="bold")
     columns = (
-        "entrant", "matches", "wins", "unfinished", "win rate (95% CI)", "marks ±", "rating",
-        "faults", "forfeits", "void",
+        "entrant", "matches", "wins", "unfinished", "win rate (95% CI)", "marks/match",
+        "rating μ ± 3σ", "Elo vs field (95%)", "faults", "forfeits", "void",
     )  # fmt: skip
     for column in columns:
         grid.add_column(column, justify="left" if column == "entrant" else "right")
@@ -128,13 +128,22 @@ def standings_table(table: Standings, live: bool) -> Table:
             str(row.wins),
             str(row.unfinished),
             f"{row.win_rate:.1%} ({row.win_rate_low:.1%} to {row.win_rate_high:.1%})",
-            f"{row.mark_difference:+d}",
-            f"{row.rating:.1f} ± {row.rating_sigma:.1f}",
+            marks_per_match(row.marks_per_match),
+            f"{row.rating:.1f} ± {3 * row.rating_sigma:.1f}",
+            elo_text(row.elo, row.elo_low, row.elo_high),
             str(row.faults),
             str(row.forfeits),
             str(row.void),
         )
     return grid
+
+
+def elo_text(elo: float | None, low: float | None, high: float | None) -> str:
+    """``+35 (+12 to +60)``: an Elo and its 95% interval, ±∞ where unbounded (every pair
+    won or lost); — before a whole pair."""
+    if elo is None or low is None or high is None:
+        return "—"
+    return f"{signed_elo(elo, 0)} ({signed_elo(low, 0)} to {signed_elo(high, 0)})"
 
 
 def head_to_head_table(table: Standings, names: list[str]) -> Table:

@@ -59,7 +59,10 @@ def test_an_import_counts_a_tournament_once(played: Path) -> None:
 
 def test_standings_and_history_in_text_and_json(played: Path) -> None:
     text = referee("league", "standings", str(played), cwd=played.parent)
-    assert text.returncode == 0 and "Standings (10 matches recorded)" in text.stdout
+    assert (
+        text.returncode == 0
+        and "Standings (10 matches recorded; ordered by rating μ - 3σ)" in text.stdout
+    )
     assert "Head to head" in text.stdout and "retired" in text.stdout
     data = json.loads(
         referee("league", "standings", str(played), "--json", cwd=played.parent).stdout

@@ -19,7 +19,8 @@ from typer.testing import CliRunner
 from referee.cli import app
 from referee.pages.report_page import match_pages, report_page
 from referee.running.results import read_results
-from referee.tournament.standings import Sprt, pair_scores, rating_history, standings
+from referee.tournament.sprt import Sprt, sprt_report
+from referee.tournament.standings import pair_scores, rating_history, standings
 
 ROOT = Path(__file__).resolve().parents[2]
 INSTANT = shlex.join([sys.executable, str(ROOT / "referee" / "bench" / "instant_bot.py")])
@@ -80,6 +81,16 @@ def test_report_command_draws_the_sprt_and_says_where_it_wrote(
     page = out.read_text()
     llr = Sprt(0, 100).llr(pair_scores(keep, "a"))
     assert f"<strong>{llr:.2f}</strong>" in page
+    # The test as fastchess users read it: whose Elo, its interval, the LOS, the pairs.
+    report = sprt_report(Sprt(0, 100), keep, "a", "b")
+    section = page[page.index('<section id="sprt">') :].split("</section>")[0]
+    assert "a against b: H0 Elo ≤ 0, H1 Elo ≥ 100" in section
+    assert f"LOS {100 * report.los:.1f}%" in section  # type: ignore[operator]
+    assert (
+        f"lost both {report.lost_both}, split {report.split}, won both {report.won_both}" in section
+    )
+    head = page[page.index('<section id="standings">') : page.index("</thead>")]
+    assert "<th>rating μ ± 3σ</th><th>Elo vs field (95%)</th>" in head
     assert page.count("<svg") == 4 and 'class="bound"' in page
     # Links are relative to where the report is, and reach the pages beside the logs.
     for link in re.findall(r'<a href="([^"]+)">watch</a>', page):

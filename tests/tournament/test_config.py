@@ -29,7 +29,7 @@ from referee.tournament.config import (
     read_options,
 )
 from referee.tournament.plan import plan
-from referee.tournament.standings import Sprt
+from referee.tournament.sprt import Sprt
 
 pytestmark = pytest.mark.usefixtures("commands_may_start")
 

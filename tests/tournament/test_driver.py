@@ -4,9 +4,11 @@ overwrite, and the files it makes the operator's alone."""
 
 from __future__ import annotations
 
+import concurrent.futures as cf
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -84,35 +86,46 @@ def test_the_driver_writes_no_terminal_output_of_its_own() -> None:
     assert done.stdout.strip() == "[]", done.stdout
 
 
-def test_sprt_reports_the_verdict_that_stopped_the_tournament(
+class _Canned(cf.Executor):
+    """An executor whose matches end as soon as they start, each with ``canned(job)``: the
+    real ``run_jobs`` runs on it (its window, its rule that a pair's legs never overlap)."""
+
+    def __init__(self, canned: Callable[[MatchJob], MatchResult]) -> None:
+        self.canned = canned
+        self.started: list[str] = []
+
+    def submit(self, fn: Any, /, *args: Any, **kwargs: Any) -> cf.Future[Any]:
+        job = args[0]
+        self.started.append(job.match_id)
+        future: cf.Future[MatchResult] = cf.Future()
+        future.set_result(self.canned(job))
+        return future
+
+
+def test_sprt_reports_the_verdict_that_stopped_the_tournament_and_ends_on_whole_pairs(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Matches already running when the test decides still finish and are recorded; the
-    verdict reported must stay the one that stopped the tournament."""
+    pairs they began are completed, and no other is begun: the results end on whole pairs
+    (the reported run stopped at 51 matches). The verdict reported stays the one that
+    stopped the tournament, after the pairs that decided it."""
     seeds = deal_seeds(1, 12)
-    losing_pair = seeds[8]  # the ninth pair, in flight when the eighth decides H1
+    losing_pair = seeds[8]  # the ninth pair, in flight when the test decides H1
 
-    def canned(job: Any) -> MatchResult:
+    def canned(job: MatchJob) -> MatchResult:
         winner = job.second.name if job.first.name == "strong" else job.first.name
         if job.seed != losing_pair:
             winner = "strong"
         result = result_line(job.first.name, job.second.name, winner, seed=job.seed, leg=job.leg)
         return msgspec.structs.replace(result, match_id=job.match_id)
 
-    def fake_run_jobs(
-        executor: Any, jobs: Any, window: int, on_result: Any, **callbacks: Any
-    ) -> None:
-        """``run_jobs`` with matches finishing in the order they started."""
-        queue, running, submitting = list(jobs), [], True
-        while queue and len(running) < window:
-            running.append(queue.pop(0))
-        while running:
-            if not on_result(canned(running.pop(0))):
-                submitting = False
-            while submitting and queue and len(running) < window:
-                running.append(queue.pop(0))
+    pool = _Canned(canned)
 
-    _play_with(monkeypatch, fake_run_jobs)
+    @contextmanager
+    def canned_executor(dask: str | None, jobs: int, *where: object) -> Iterator[Any]:
+        yield pool, jobs
+
+    monkeypatch.setattr(driver, "executor", canned_executor)
     options = _options(
         ("strong", "weak"),
         seeds=12,
@@ -126,7 +139,20 @@ def test_sprt_reports_the_verdict_that_stopped_the_tournament(
     assert output.ending is not None
     document = output.ending.document()
     assert document["matches"] < document["planned"] == 24  # it stopped early...
-    assert document["sprt"]["verdict"] == "H1"  # ...because H1 was accepted
+    sprt = document["sprt"]
+    assert sprt["verdict"] == "H1"  # ...because H1 was accepted
+    assert sprt["decided_llr"] >= sprt["upper"]
+    # Whole pairs only: every pair begun has both legs, and nothing else was started.
+    legs = Counter(driver.pair_of(result.match_id) for result in output.ending.results)
+    assert set(legs.values()) == {2}, legs
+    assert sorted(pool.started) == sorted(r.match_id for r in output.ending.results)
+    assert document["matches"] == 2 * sprt["pairs"]
+    assert sprt["decided_at_pairs"] <= sprt["pairs"]
+    assert sprt["won_both"] + sprt["lost_both"] + sprt["split"] == sprt["pairs"]
+    # The pairs after the decision were played: its counts are of every whole pair.
+    assert sprt["won_both"] == sprt["pairs"] - (
+        losing_pair in [r.seed for r in output.ending.results]
+    )
 
 
 def test_the_driver_names_every_match_not_played(
@@ -136,8 +162,9 @@ def test_the_driver_names_every_match_not_played(
     command exits 1)."""
 
     def broken_after_two(
-        executor: Any, jobs: list[MatchJob], window: int, on_result: Any, **rest: Any
+        executor: Any, jobs: Iterable[MatchJob], window: int, on_result: Any, **rest: Any
     ) -> None:
+        jobs = list(jobs)
         for job in jobs[:2]:
             on_result(result_of(job))
         rest["on_error"](jobs[2], RuntimeError("the cluster went away"))
@@ -222,6 +249,7 @@ def test_a_tournament_with_one_match_played_among_void_ones_succeeds(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     def one_played(executor: Any, jobs: Any, window: int, on_result: Any, **rest: Any) -> None:
+        jobs = list(jobs)
         on_result(result_of(jobs[0]))
         for job in jobs[1:]:
             on_result(_void_of(job))

@@ -11,8 +11,9 @@ from support.tournaments import (
     result_line,
 )
 
+from referee.record.records import Forfeit
 from referee.running.results import MatchResult
-from referee.stats import wilson_interval
+from referee.stats import elo_estimate, wilson_interval
 from referee.tournament.standings import pair_scores, rating_history, standings
 
 
@@ -146,3 +147,53 @@ def test_a_void_match_is_counted_apart_never_as_a_draw() -> None:
         assert (row.win_rate, row.win_rate_low, row.win_rate_high) == (0.0, 0.0, 1.0)
     assert rating_history(["a", "b"], [*played, *voids]) == rating_history(["a", "b"], played)
     assert pair_scores([*played, *voids], "a") == pair_scores(played, "a")
+
+
+def test_elo_against_the_field_from_whole_pairs() -> None:
+    """a against b: pairs 1-2 split, pairs 3-5 won both (``_eight_of_ten``); against c one
+    pair of two unfinished matches; a lone first leg against b is half a pair, not counted."""
+    results = [
+        *_eight_of_ten(),
+        result_line("a", "c", None, seed=7, leg=1),
+        result_line("c", "a", None, seed=7, leg=2),
+        result_line("a", "b", "b", seed=9, leg=1),
+    ]
+    rows = {row.name: row for row in standings(["a", "b", "c"], results).standings}
+    a = elo_estimate([0.5, 0.5, 1.0, 1.0, 1.0, 0.5])
+    assert a is not None
+    assert (rows["a"].elo, rows["a"].elo_low, rows["a"].elo_high) == (a.elo, a.low, a.high)
+    assert rows["a"].elo_pairs == 6 and rows["b"].elo_pairs == 5 and rows["c"].elo_pairs == 1
+    b = elo_estimate([0.5, 0.5, 0.0, 0.0, 0.0])
+    assert b is not None and rows["b"].elo == pytest.approx(b.elo) and b.elo < 0
+    assert rows["c"].elo == 0.0  # one pair, two unfinished legs: a half
+    assert standings(["a", "b"], []).standings[0].elo is None
+
+
+def test_marks_a_match_leave_forfeited_matches_out() -> None:
+    """A forfeited match's marks are the board's when a bot failed: b, forfeiting at 3-1 up,
+    must not look ahead on marks."""
+    forfeited = msgspec.structs.replace(
+        result_line("a", "b", "a", seed=2, leg=1, marks=(1, 3)),
+        end="forfeit",
+        forfeit=Forfeit(seat="B", reason="crashed", detail="exit status 3"),
+    )
+    results = [result_line("a", "b", "a", seed=1, leg=1, marks=(7, 5)), forfeited]
+    rows = {row.name: row for row in standings(["a", "b"], results).standings}
+    assert rows["a"].mark_difference == 2 - 2 and rows["a"].marks_per_match == 2.0
+    assert rows["b"].marks_per_match == -2.0 and rows["b"].forfeits == 1
+    assert standings(["a", "b"], [forfeited]).standings[0].marks_per_match is None
+
+
+def test_the_rating_shown_is_the_interval_that_orders() -> None:
+    """Ordered by mu - 3 sigma, and the table shows mu ± 3 sigma: the low end it shows is
+    the key it sorts by, so a row shown higher never ranks lower."""
+    from referee.tournament.terminal_output import standings_table
+
+    table = standings(["a", "b", "c"], _eight_of_ten())
+    keys = [row.rating_ordinal for row in table.standings]
+    assert keys == sorted(keys, reverse=True)
+    grid = standings_table(table, live=False)
+    column = next(c for c in grid.columns if c.header == "rating μ ± 3σ")
+    for row, cell in zip(table.standings, column._cells, strict=True):
+        assert cell == f"{row.rating:.1f} ± {3 * row.rating_sigma:.1f}"
+        assert row.rating - 3 * row.rating_sigma == pytest.approx(row.rating_ordinal)
