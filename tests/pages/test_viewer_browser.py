@@ -350,8 +350,8 @@ def test_the_report_opens_and_its_links_open_each_matchs_viewer(
     assert done.returncode == 0, done.stderr
     browser.get(url(tmp_path / "report.html"))
     plots = browser.find_elements(By.CSS_SELECTOR, "svg.plot")
-    # Win rates, the rating, the SPRT, and the make rates by bid.
-    assert len(plots) == 4 and all(p.size["width"] > 100 for p in plots)
+    # Win rates, the rating, the decision times, the SPRT, and the make rates by bid.
+    assert len(plots) == 5 and all(p.size["width"] > 100 for p in plots)
     rows = browser.find_elements(By.CSS_SELECTOR, "#standings tbody tr")
     assert sorted(r.get_attribute("data-name") for r in rows) == ["a", "b"]
     links = browser.find_elements(By.LINK_TEXT, "watch")
