@@ -296,7 +296,8 @@
     axis.textContent = "hands played";
     plot.appendChild(axis);
     plot.appendChild(svg("line", { class: "target", x1: left, y1: y(match.target), x2: left + width, y2: y(match.target) }));
-    const goal = svg("text", { class: "target-label", x: left + width + 6, y: y(match.target) + 4 });
+    // Named at the left, above its line: the right edge is the sides' end labels'.
+    const goal = svg("text", { class: "target-label", x: left + 6, y: y(match.target) - 4 });
     goal.textContent = match.target + " to win";
     plot.appendChild(goal);
     const now = svg("rect", { class: "now", x: 0, y: up, width: 0, height: height });
