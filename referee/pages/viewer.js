@@ -334,7 +334,8 @@
       plot.appendChild(label);
     }
     if (stopped) {
-      const cut = svg("text", { class: "stopped", x: x(last.hand) - 4, y: up + height - 6, "text-anchor": "end" });
+      // Under the axis, at the right: inside the plot it could cover a side's end label.
+      const cut = svg("text", { class: "stopped", x: left + width, y: up + height + 34, "text-anchor": "end" });
       cut.textContent = "stopped in hand " + last.hand;
       plot.appendChild(cut);
     }

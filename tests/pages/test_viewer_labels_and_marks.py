@@ -108,6 +108,17 @@ async def test_the_hand_a_forfeit_stopped_is_listed_and_can_be_stepped_through(
     caption = browser.find_element(By.ID, "caption").text
     assert "forfeits" in caption and "too_many_rejections" in caption
     assert browser.find_element(By.ID, "contract").text.startswith(f"Hand {deals[-1]}")
+    # The plot of marks says where the match stopped, over no other label.
+    labels = browser.execute_script(
+        """return [...document.querySelectorAll('.marks-plot text')].map((t) => {
+          const b = t.getBoundingClientRect();
+          return [b.left, b.top, b.right, b.bottom, t.textContent]; });"""
+    )
+    assert f"stopped in hand {deals[-1]}" in {text for *_, text in labels}
+    for i, (left, top, right, bottom, text) in enumerate(labels):
+        for o_left, o_top, o_right, o_bottom, other in labels[i + 1 :]:
+            apart = right <= o_left or o_right <= left or bottom <= o_top or o_bottom <= top
+            assert apart, f"{text!r} overlaps {other!r}"
 
 
 @pytest.mark.parametrize("seed", [4, 5])  # 5: the sides end at 6 and 7, on the target
