@@ -13,21 +13,48 @@ from collections.abc import Sequence
 
 from markupsafe import Markup, escape
 
-#: Colours told apart by most readers (Okabe and Ito's palette), one per entrant in order.
-PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442")
+from referee.pages.palette import colour_of
 
-
-def colour(index: int) -> str:
-    return PALETTE[index % len(PALETTE)]
+#: Vertical room an end label of a line takes, in the plot's units: closer ones are spread.
+LABEL_GAP = 15.0
 
 
 def _number(value: float) -> str:
     return f"{value:.1f}".rstrip("0").rstrip(".")
 
 
-def intervals(rows: Sequence[tuple[str, float, float, float]], reference: float = 0.5) -> Markup:
+def spread_labels(ys: Sequence[float], low: float, gap: float = LABEL_GAP) -> list[float]:
+    """Where to put labels wanted at ``ys`` so that no two are closer than ``gap``: in the
+    same order, none above ``low`` (the plot's top), each block of labels that had to move
+    centred on where its labels wanted to be. Labels can go below the plot's bottom: the
+    caller makes room."""
+    order = sorted(range(len(ys)), key=lambda i: ys[i])
+    blocks: list[tuple[list[int], float]] = []  # the labels of a block, and its first's y
+
+    def start(members: list[int]) -> float:
+        return max(low, sum(ys[i] - k * gap for k, i in enumerate(members)) / len(members))
+
+    for i in order:
+        members, first = [i], start([i])
+        while blocks and first < blocks[-1][1] + len(blocks[-1][0]) * gap:
+            members = blocks.pop()[0] + members
+            first = start(members)
+        blocks.append((members, first))
+    placed = [0.0] * len(ys)
+    for members, first in blocks:
+        for k, i in enumerate(members):
+            placed[i] = first + k * gap
+    return placed
+
+
+def intervals(
+    rows: Sequence[tuple[str, float, float, float]],
+    palette: dict[str, str],
+    reference: float = 0.5,
+) -> Markup:
     """One line per ``(name, low, value, high)`` on a 0-1 scale: the interval as a bar, the
-    value as a dot, ``reference`` as a dashed line."""
+    value as a dot, ``reference`` as a dashed line; each entrant in its colour in
+    ``palette``."""
     left, width, row_height = 160, 420, 28
     height = row_height * len(rows) + 40
     parts = [
@@ -46,13 +73,14 @@ def intervals(rows: Sequence[tuple[str, float, float, float]], reference: float 
     for i, (name, low, value, high) in enumerate(rows):
         y = 20 + row_height * i + row_height / 2
         x0, x1, xv = (left + width * v for v in (low, high, value))
+        hue = colour_of(palette, name, i)
         parts.append(
             f'<g class="row" data-name="{escape(name)}">'
             f'<text class="label" x="{left - 8}" y="{y + 4:g}" text-anchor="end">'
             f"{escape(name)}</text>"
             f'<line class="interval" x1="{x0:g}" y1="{y:g}" x2="{x1:g}" y2="{y:g}"'
-            f' stroke="{colour(i)}"/>'
-            f'<circle cx="{xv:g}" cy="{y:g}" r="5" fill="{colour(i)}"/>'
+            f' stroke="{hue}"/>'
+            f'<circle cx="{xv:g}" cy="{y:g}" r="5" fill="{hue}"/>'
             f"<title>{escape(name)}: {value:.1%} ({low:.1%} to {high:.1%})</title></g>"
         )
     parts.append("</svg>")
@@ -64,9 +92,11 @@ def lines(
     x_label: str,
     y_label: str,
     bounds: Sequence[tuple[float, str]] = (),
+    palette: dict[str, str] | None = None,
 ) -> Markup:
-    """A line per ``(name, points)`` against ``x_label``; ``bounds`` are horizontal dashed
-    lines with labels (the SPRT's)."""
+    """A line per ``(name, points)`` against ``x_label``, each in its colour in ``palette``
+    and named at its end (names spread apart where the ends are close, each joined to its
+    line's end); ``bounds`` are horizontal dashed lines with labels (the SPRT's)."""
     left, top, width, height = 60, 15, 520, 220
     xs = [x for _, points in series for x, _ in points] or [0.0, 1.0]
     ys = [y for _, points in series for _, y in points] + [y for y, _ in bounds] or [0.0, 1.0]
@@ -84,8 +114,13 @@ def lines(
         py = top + height * (1 - (y - y_min) / (y_max - y_min))
         return f"{px:.1f},{py:.1f}"
 
+    drawn = [(i, name, points) for i, (name, points) in enumerate(series) if points]
+    ends = [tuple(map(float, at(*points[-1]).split(","))) for _, _, points in drawn]
+    label_ys = spread_labels([y for _, y in ends], top + 4)
+    bottom = max([top + height + 40, *(y + 8 for y in label_ys)])
+    label_x = left + width + 22
     parts = [
-        f'<svg class="plot lines" viewBox="0 0 {left + width + 150} {top + height + 40}"'
+        f'<svg class="plot lines" viewBox="0 0 {left + width + 170} {bottom:.0f}"'
         f' role="img" aria-label="{escape(y_label)} by {escape(x_label)}">'
         f'<rect class="frame" x="{left}" y="{top}" width="{width}" height="{height}"/>'
     ]
@@ -114,16 +149,17 @@ def lines(
             f'<text class="bound-label" x="{left + width + 6}" y="{b.split(",")[1]}">'
             f"{escape(label)}</text>"
         )
-    for i, (name, points) in enumerate(series):
-        if not points:
-            continue
+    for (i, name, points), (end_x, end_y), label_y in zip(drawn, ends, label_ys, strict=True):
         path = " ".join(at(x, y) for x, y in points)
-        end = at(*points[-1])
+        hue = colour_of(palette or {}, name, i)
         parts.append(
             f'<g class="series" data-name="{escape(name)}">'
-            f'<polyline points="{path}" fill="none" stroke="{colour(i)}" stroke-width="2"/>'
-            f'<text class="label" x="{left + width + 6}" y="{end.split(",")[1]}"'
-            f' fill="{colour(i)}">{escape(name)}</text></g>'
+            f'<polyline points="{path}" fill="none" stroke="{hue}" stroke-width="2"/>'
+            f'<polyline class="leader" points="{end_x:.1f},{end_y:.1f}'
+            f' {left + width + 8},{end_y:.1f} {label_x - 3},{label_y:.1f}" fill="none"'
+            f' stroke="{hue}"/>'
+            f'<text class="label" x="{label_x}" y="{label_y + 4:.1f}" fill="{hue}">'
+            f"{escape(name)}</text></g>"
         )
     parts.append("</svg>")
     return Markup("".join(parts))
@@ -134,6 +170,7 @@ def rates_by_category(
     series: Sequence[tuple[str, Sequence[tuple[str, int, int, float, float]]]],
     x_label: str,
     y_label: str,
+    palette: dict[str, str],
 ) -> Markup:
     """A rate per category and series, with its 95% interval: for each ``(name, points)``,
     each point ``(category, count, of, low, high)`` is drawn in its category's band as a dot
@@ -142,8 +179,9 @@ def rates_by_category(
     left, top, height = 50, 15, 220
     band = max(24, 520 // max(1, len(categories)))
     width = band * len(categories)
+    bottom = max(top + height + 70, top + 22 * len(series) + 10)  # room for every key
     parts = [
-        f'<svg class="plot rates" viewBox="0 0 {left + width + 150} {top + height + 70}"'
+        f'<svg class="plot rates" viewBox="0 0 {left + width + 150} {bottom}"'
         f' role="img" aria-label="{escape(y_label)} by {escape(x_label)}, with 95% intervals">'
         f'<rect class="frame" x="{left}" y="{top}" width="{width}" height="{height}"/>'
     ]
@@ -172,6 +210,7 @@ def rates_by_category(
     step = band * 0.7 / max(1, len(series))
     for s, (name, points) in enumerate(series):
         offset = band * 0.15 + step * (s + 0.5)
+        hue = colour_of(palette, name, s)
         group = [f'<g class="series" data-name="{escape(name)}">']
         for category, count, of, low, high in points:
             if not of or category not in place:
@@ -179,14 +218,14 @@ def rates_by_category(
             x = left + band * place[category] + offset
             group.append(
                 f'<line class="interval" x1="{x:.1f}" y1="{y_of(low):.1f}" x2="{x:.1f}"'
-                f' y2="{y_of(high):.1f}" stroke="{colour(s)}"/>'
-                f'<circle cx="{x:.1f}" cy="{y_of(count / of):.1f}" r="4" fill="{colour(s)}">'
+                f' y2="{y_of(high):.1f}" stroke="{hue}"/>'
+                f'<circle cx="{x:.1f}" cy="{y_of(count / of):.1f}" r="4" fill="{hue}">'
                 f"<title>{escape(name)}, {escape(category)}: {count} of {of},"
                 f" {count / of:.1%} ({low:.1%} to {high:.1%})</title></circle>"
             )
         y = top + 10 + 22 * s
         group.append(
-            f'<circle cx="{left + width + 14}" cy="{y}" r="5" fill="{colour(s)}"/>'
+            f'<circle cx="{left + width + 14}" cy="{y}" r="5" fill="{hue}"/>'
             f'<text class="label" x="{left + width + 24}" y="{y + 4}">{escape(name)}</text></g>'
         )
         parts += group

@@ -11,6 +11,7 @@ from rich.console import Console
 
 from referee.pages.page import PageError, write_page
 from referee.pages.report_page import MatchRow, match_pages, report_page
+from referee.pages.time_plot import decision_times
 from referee.running.results import MatchResult, ResultsError, ResultsHeader, read_results
 from referee.tally.summary import summarize
 from referee.tally.tally import Tally
@@ -53,7 +54,7 @@ def write_report(results: Path, out: Path | None, sprt: Sprt | None, err: Consol
     tally.add_results(header, matches, results)
     with LongWork("match pages", len(matches), err, transient=True) as work:
         rows = match_pages(header, matches, results, out, work.update, tally)
-    page = report_page(header, matches, rows, sprt, summarize(tally))
+    page = report_page(header, matches, rows, sprt, summarize(tally), decision_times(tally))
     write_page(out, page, source=results)
     return Written(out, len(matches), [row for row in rows if row.page is None])
 

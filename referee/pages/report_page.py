@@ -7,7 +7,7 @@ SPRT's statistic against its bounds, faults, and a viewer page for each match.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -16,7 +16,9 @@ from urllib.parse import quote
 from referee.errors import LogError, VerificationError
 from referee.pages.match_page import match_page, page_path
 from referee.pages.page import PageError, page, write_page
+from referee.pages.palette import colours
 from referee.pages.plots import intervals, lines, rates_by_category
+from referee.pages.time_plot import spreads, time_chart
 from referee.record.log import LogFile
 from referee.record.records import split_counts
 from referee.running.logs import disagreement, own_log
@@ -146,20 +148,27 @@ def report_page(
     rows: list[MatchRow],
     sprt: Sprt | None = None,
     summary: Summary | None = None,
+    times: Mapping[str, Sequence[float]] | None = None,
 ) -> str:
-    """The report's HTML (``summary``: the numbers to tune by, ``referee stats``'s)."""
+    """The report's HTML (``summary``: the numbers to tune by, ``referee stats``'s;
+    ``times``: each entrant's decision times in milliseconds, drawn as their spread). Every
+    chart draws an entrant in the one colour the page gives it."""
     settings = header.settings
     names = [entrant.name for entrant in settings.entrants]
+    palette = colours(names)
     table = standings(names, results)
     rate_plot = intervals(
-        [(row.name, row.win_rate_low, row.win_rate, row.win_rate_high) for row in table.standings]
+        [(row.name, row.win_rate_low, row.win_rate, row.win_rate_high) for row in table.standings],
+        palette,
     )
     history = rating_history(names, results)
     rating_plot = lines(
         [(name, [(i + 1, after[name]) for i, after in enumerate(history)]) for name in names],
         "matches played",
         "rating (openskill mu)",
+        palette=palette,
     )
+    timed = spreads(times or {}, names)
     sprt_view = None
     if sprt is not None and len(names) == 2:
         scores = pair_scores(results, names[0])
@@ -175,6 +184,7 @@ def report_page(
                     (sprt.upper, f"H1 {sprt.upper:.2f}"),
                     (sprt.lower, f"H0 {sprt.lower:.2f}"),
                 ],
+                palette={f"{names[0]} vs {names[1]}": palette[names[0]]},
             ),
         }
     return page(
@@ -189,13 +199,16 @@ def report_page(
         rate_plot=rate_plot,
         rating_plot=rating_plot,
         sprt=sprt_view,
-        stats=None if summary is None else stats_view(summary),
+        stats=None if summary is None else stats_view(summary, palette),
+        palette=palette,
+        time_plot=time_chart(timed, palette) if timed else None,
+        timed=timed,
         rows=rows,
         disagreeing=sum(row.disagrees for row in rows),
     )
 
 
-def stats_view(summary: Summary) -> dict[str, Any]:
+def stats_view(summary: Summary, palette: dict[str, str]) -> dict[str, Any]:
     """``referee stats``'s tables, and each entrant's make rate by bid drawn with its
     interval: what the report's section of them shows."""
     bids = sorted(
@@ -218,5 +231,9 @@ def stats_view(summary: Summary) -> dict[str, Any]:
         "counted": said[0],
         "skipped": said[2:],
         "tables": tables(summary),
-        "plot": rates_by_category(categories, series, "winning bid", "make rate") if bids else None,
+        "plot": (
+            rates_by_category(categories, series, "winning bid", "make rate", palette)
+            if bids
+            else None
+        ),
     }

@@ -46,7 +46,7 @@ from referee.record.visibility import (
 from referee.record.walk import LogWalk, Moment
 from referee.rules import DeclareTrump, Hand, HandEnded, Match, Play, TrickTaken
 from referee.rules.contract import side_name
-from referee.rules.tiles import SEATS, Partnership, Seat, Tile
+from referee.rules.tiles import MARKS_TO_WIN, SEATS, Partnership, Seat, Tile
 from referee.stats import percentile
 
 
@@ -136,6 +136,8 @@ class MatchSteps(msgspec.Struct, frozen=True):
     end: str
     winner: Partnership | None
     marks: dict[Partnership, int]
+    #: The marks a partnership needs to win: the line the page's plot of marks draws.
+    target: int
     #: Only with ``all``: each hashes the deals, so a reader who knows every played tile
     #: could try the few ways the unplayed ones of a hand that ended early may lie.
     game_digest: str | None
@@ -224,6 +226,7 @@ class _Builder:
             end=end_text,
             winner=end.winner,
             marks=dict(end.marks),
+            target=MARKS_TO_WIN,
             game_digest=end.game_digest if everything else None,
             log_digest=self.verified.log_digest if everything else None,
             verified=f"{self.verified.records} records, {self.verified.hands} hands, every"

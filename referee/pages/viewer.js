@@ -67,6 +67,29 @@
     return node;
   }
 
+  // A tile as the table shows it: its pips, and under them its name ("[2|6]") while the
+  // labels are on (the toggle in the bar; the choice is remembered). A hidden tile is its
+  // back alone: it has no name to show.
+  function tile(code, lying, size) {
+    const drawnTile = domino(code, lying, size);
+    if (code === null) return drawnTile;
+    const box = el("span", { class: "tile" + (lying ? " lying" : "") });
+    box.appendChild(drawnTile);
+    box.appendChild(el("span", { class: "tile-label", "aria-hidden": "true" }, tileName(code)));
+    return box;
+  }
+
+  const LABELS_KEY = "texas42-viewer-tile-labels";
+  function labelsOn() {
+    try { return localStorage.getItem(LABELS_KEY) !== "off"; } catch (e) { return true; }
+  }
+  function showLabels(on, remember) {
+    document.body.classList.toggle("labelled", on);
+    document.getElementById("labels").checked = on;
+    if (!remember) return;
+    try { localStorage.setItem(LABELS_KEY, on ? "on" : "off"); } catch (e) { /* not kept */ }
+  }
+
   // The seat at the bottom: the perspective's own seat, else A; the others clockwise.
   function places() {
     const bottom = SEATS.includes(state.view) ? state.view : "A";
@@ -100,7 +123,7 @@
       if (bid && !step.contract) who.appendChild(el("span", { class: "chip bid" }, bid[1]));
       box.appendChild(who);
       const tiles = el("div", { class: "tiles", "data-count": String(step.sizes[seat]) });
-      if (hands[seat]) hands[seat].forEach((code) => tiles.appendChild(domino(code, false)));
+      if (hands[seat]) hands[seat].forEach((code) => tiles.appendChild(tile(code, false)));
       else for (let k = 0; k < step.sizes[seat]; k++) tiles.appendChild(domino(null, false));
       box.appendChild(tiles);
     }
@@ -112,7 +135,7 @@
     for (const [seat, code] of step.trick || []) {
       const played = el("div", { class: "played", "data-place": at[seat], "data-seat": seat });
       if (step.winner === seat) played.classList.add("won");
-      played.appendChild(domino(code, false, 30));
+      played.appendChild(tile(code, false, 30));
       played.appendChild(el("span", {}, seat));
       trick.appendChild(played);
     }
@@ -155,7 +178,7 @@
       const row = el("div", { class: "pile", "data-trick": String(pile.trick) });
       row.appendChild(el("span", { class: "label" },
         "trick " + pile.trick + " · " + SIDE_NAME[pile.side] + " · " + pile.points + " pt"));
-      pile.tiles.forEach((code) => row.appendChild(domino(code, true, 16)));
+      pile.tiles.forEach((code) => row.appendChild(tile(code, true, 16)));
       piles.appendChild(row);
     }
   }
@@ -168,6 +191,7 @@
       Math.min(tricks + (step.trick && step.trick.length && step.trick.length < 4 ? 1 : 0), 7);
     document.querySelectorAll("#hands li").forEach((li) => li.classList.toggle("current", li.dataset.hand === String(step.hand)));
     renderNoteList();
+    marksAt(step.hand);
     document.querySelectorAll("#perspectives button").forEach((b) => b.setAttribute("aria-pressed", String(b.dataset.view === state.view)));
     keepInAddress();
   }
@@ -212,6 +236,118 @@
     steps.forEach((step, i) => {
       if (step.notes && (step.notes[state.view] || []).length) ticks.appendChild(el("option", { value: String(i) }));
     });
+  }
+
+  // Every hand dealt, each a link: a finished hand to the step that ended it, with its
+  // result; a hand the match stopped in (a forfeit, a match cut short) to its deal, saying
+  // how the match ended, so it can be stepped through up to where it stopped.
+  function listHands() {
+    const hands = document.getElementById("hands");
+    const ended = new Map();
+    steps.forEach((step, i) => { if (step.result) ended.set(step.hand, i); });
+    steps.forEach((step, i) => {
+      if (step.kind !== "deal") return;
+      const done = ended.get(step.hand);
+      const item = el("li", { "data-hand": String(step.hand), value: String(step.hand) });
+      const at = done === undefined ? i : done;
+      const text = done === undefined ? "unfinished: " + match.end : steps[done].result;
+      if (done === undefined) item.dataset.unfinished = "true";
+      const link = el("a", { href: "#step=" + (at + 1) }, "hand " + step.hand + ": " + text);
+      link.addEventListener("click", (event) => { event.preventDefault(); go(at); });
+      item.appendChild(link);
+      hands.appendChild(item);
+    });
+  }
+
+  // The marks over the match: each partnership's after every hand (a point per hand, hover
+  // for its result, click to go there), the marks to win as a dashed line, and the hand
+  // shown now.
+  const PLOT = { left: 34, top: 12, width: 520, height: 150 };
+  let marksPlot = null;
+  function drawMarks() {
+    const box = document.getElementById("marks-plot");
+    const hands = [{ hand: 0, marks: { AC: 0, BD: 0 }, step: 0, text: "the start" }];
+    steps.forEach((step, i) => {
+      if (step.result) hands.push({ hand: step.hand, marks: step.marks, step: i, text: step.result });
+    });
+    const last = steps[steps.length - 1];
+    const lastHand = hands[hands.length - 1].hand;
+    const stopped = last.hand > lastHand && steps.some((s) => s.kind === "deal" && s.hand === last.hand);
+    const count = Math.max(1, stopped ? last.hand : lastHand);
+    const top = 1 + Math.max(match.target, ...hands.map((h) => Math.max(h.marks.AC, h.marks.BD)));
+    const { left, width, height } = PLOT, up = PLOT.top;
+    const x = (hand) => left + width * hand / count;
+    const y = (marks) => up + height * (1 - marks / top);
+    const plot = svg("svg", { class: "marks-plot", viewBox: `0 0 ${left + width + 90} ${up + height + 38}`,
+      role: "img", "aria-label": "marks of A+C and B+D after each hand, against the " + match.target + " to win" });
+    plot.appendChild(svg("rect", { class: "frame", x: left, y: up, width: width, height: height }));
+    for (let m = 0; m <= top; m++) {
+      const tick = svg("text", { class: "tick", x: left - 6, y: y(m) + 4, "text-anchor": "end" });
+      tick.textContent = String(m);
+      plot.appendChild(tick);
+    }
+    const every = Math.max(1, Math.ceil(count / 12));
+    for (let h = 0; h <= count; h += every) {
+      const tick = svg("text", { class: "tick", x: x(h), y: up + height + 16, "text-anchor": "middle" });
+      tick.textContent = String(h);
+      plot.appendChild(tick);
+    }
+    const axis = svg("text", { class: "axis", x: left + width / 2, y: up + height + 34, "text-anchor": "middle" });
+    axis.textContent = "hands played";
+    plot.appendChild(axis);
+    plot.appendChild(svg("line", { class: "target", x1: left, y1: y(match.target), x2: left + width, y2: y(match.target) }));
+    // Named at the left, above its line: the right edge is the sides' end labels'.
+    const goal = svg("text", { class: "target-label", x: left + 6, y: y(match.target) - 4 });
+    goal.textContent = match.target + " to win";
+    plot.appendChild(goal);
+    const now = svg("rect", { class: "now", x: 0, y: up, width: 0, height: height });
+    plot.appendChild(now);
+    const ends = [];
+    for (const side of ["AC", "BD"]) {
+      const group = svg("g", { class: "side " + side, "data-side": side });
+      group.appendChild(svg("polyline", { points: hands.map((h) => x(h.hand) + "," + y(h.marks[side])).join(" ") }));
+      for (const h of hands.slice(1)) {
+        const dot = svg("circle", { cx: x(h.hand), cy: y(h.marks[side]), r: 4, tabindex: "0",
+          "data-hand": String(h.hand), "data-marks": String(h.marks[side]) });
+        const title = svg("title", {});
+        title.textContent = "after hand " + h.hand + ": A+C " + h.marks.AC + ", B+D " + h.marks.BD + " (" + h.text + ")";
+        dot.appendChild(title);
+        const open = () => go(h.step);
+        dot.addEventListener("click", open);
+        dot.addEventListener("keydown", (event) => { if (event.key === "Enter") { event.stopPropagation(); open(); } });
+        group.appendChild(dot);
+      }
+      plot.appendChild(group);
+      const final = hands[hands.length - 1];
+      ends.push({ side: side, y: y(final.marks[side]), text: SIDE_NAME[side] + " " + final.marks[side] });
+    }
+    // The two end labels apart when the sides have the same marks (or nearly).
+    if (Math.abs(ends[0].y - ends[1].y) < 14) {
+      const middle = (ends[0].y + ends[1].y) / 2;
+      const upper = ends[0].y <= ends[1].y ? 0 : 1;
+      ends[upper].y = middle - 7;
+      ends[1 - upper].y = middle + 7;
+    }
+    for (const end of ends) {
+      const label = svg("text", { class: "end-label " + end.side, x: x(hands[hands.length - 1].hand) + 8, y: end.y + 4 });
+      label.textContent = end.text;
+      plot.appendChild(label);
+    }
+    if (stopped) {
+      // Under the axis, at the right: inside the plot it could cover a side's end label.
+      const cut = svg("text", { class: "stopped", x: left + width, y: up + height + 34, "text-anchor": "end" });
+      cut.textContent = "stopped in hand " + last.hand;
+      plot.appendChild(cut);
+    }
+    box.insertBefore(plot, box.firstChild);
+    marksPlot = { now: now, x: x, count: count };
+  }
+  function marksAt(hand) {
+    if (!marksPlot) return;
+    // The band of the hand on the table: from the marks before it to the marks after it.
+    const from = marksPlot.x(Math.max(0, Math.min(hand, marksPlot.count) - 1));
+    marksPlot.now.setAttribute("x", from);
+    marksPlot.now.setAttribute("width", marksPlot.x(Math.min(hand, marksPlot.count)) - from);
   }
 
   function render() {
@@ -291,7 +427,15 @@
       if (state.timer) autoplay(true);
     });
     document.addEventListener("keydown", (event) => {
-      if (event.target instanceof HTMLSelectElement || event.altKey || event.ctrlKey || event.metaKey) return;
+      if (event.target instanceof HTMLSelectElement || event.target instanceof HTMLInputElement &&
+          event.target.type === "checkbox" && event.key === " ") return;  // space ticks the box
+      if (event.key === "l" || event.key === "L") {
+        if (event.altKey || event.ctrlKey || event.metaKey) return;
+        event.preventDefault();
+        showLabels(!document.body.classList.contains("labelled"), true);
+        return;
+      }
+      if (event.altKey || event.ctrlKey || event.metaKey) return;
       const keys = { ArrowRight: moves.next, ArrowLeft: moves.prev, ArrowDown: moves.nextTrick,
         ArrowUp: moves.prevTrick, PageDown: moves.nextHand, PageUp: moves.prevHand,
         Home: () => go(0), End: () => go(steps.length - 1), " ": () => autoplay(!state.timer) };
@@ -299,15 +443,11 @@
       if (key) { event.preventDefault(); key(); }
     });
     window.addEventListener("hashchange", () => { fromHash(); render(); });
-    const hands = document.getElementById("hands");
-    steps.forEach((step, i) => {
-      if (!step.result) return;
-      const item = el("li", { "data-hand": String(step.hand), value: String(step.hand) });
-      const link = el("a", { href: "#step=" + (i + 1) }, "hand " + step.hand + ": " + step.result);
-      link.addEventListener("click", (event) => { event.preventDefault(); go(i); });
-      item.appendChild(link);
-      hands.appendChild(item);
-    });
+    const labels = document.getElementById("labels");
+    labels.addEventListener("change", () => showLabels(labels.checked, true));
+    showLabels(labelsOn(), false);
+    listHands();
+    drawMarks();
     const times = document.querySelector("#times tbody");
     for (const seat of SEATS) {
       const t = match.times[seat];

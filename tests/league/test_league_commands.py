@@ -5,6 +5,7 @@ one line with exit status 2, nothing recorded changed."""
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 from pathlib import Path
 
@@ -93,6 +94,18 @@ def test_the_report_links_each_listed_match_to_its_viewer_page(played: Path) -> 
     page = out.read_text()
     assert page.count(">watch</a>") == 10 and "Ratings over time" in page
     assert "<polyline" in page and "r2@fast" in page
+    # Each version has one colour in every chart: the win rates, the ratings, the times.
+    charts = {
+        kind: dict(re.findall(r'data-name="([^"]+)".*?(?:stroke|fill)="(#[0-9A-Fa-f]{6})"', svg))
+        for kind, svg in re.findall(r'<svg class="plot (\w+)"(.*?)</svg>', page, re.S)
+    }
+    assert set(charts) == {"intervals", "lines", "times"}
+    labels = set(charts["lines"])
+    assert {"r1@v1", "r2@fast", "r3@v1"} <= labels
+    for kind, drawn in charts.items():
+        for label, colour in drawn.items():
+            assert colour == charts["lines"][label], f"{label} in {kind}"
+    assert len(set(charts["lines"].values())) == len(labels)
 
 
 def test_verify_finds_a_missing_and_a_changed_log(played: Path, tmp_path: Path) -> None:

@@ -51,15 +51,16 @@ def test_the_report_holds_the_standings_and_a_page_for_every_match(played: Path)
         assert line is not None
         assert f"<td>{row.wins}</td>" in line.group(1)
         assert f"{100 * row.win_rate:.1f}%" in line.group(1)
-    assert page.count("<svg") == 3  # the intervals, the rating, make rates; no SPRT asked for
+    # The intervals, the rating, the decision times, make rates; no SPRT asked for.
+    assert page.count("<svg") == 4
     links = re.findall(r'<a href="([^"]+)">watch</a>', page)
     assert len(links) == len(results) == 12
     for link in links:
         viewer = (played.parent / link).read_text()
         assert viewer.startswith("<!doctype html>") and 'id="match-data"' in viewer
-    grid = re.findall(r'<td data-row="a" data-column="b"[^>]*>([^<]*)</td>', page)
+    grid = re.findall(r'<td data-row="a" data-column="b"[^>]*>(.*?)</td>', page)
     score = table.head_to_head["a"]["b"]
-    assert grid == [f"{score:g}/4 ({100 * score / 4:.0f}%)"]
+    assert grid == [f"{100 * score / 4:.0f}%<small>{score:g}/4</small>"]
 
 
 def test_report_command_draws_the_sprt_and_says_where_it_wrote(
@@ -91,7 +92,7 @@ def test_report_command_draws_the_sprt_and_says_where_it_wrote(
     )
     head = page[page.index('<section id="standings">') : page.index("</thead>")]
     assert "<th>rating μ ± 3σ</th><th>Elo vs field (95%)</th>" in head
-    assert page.count("<svg") == 4 and 'class="bound"' in page
+    assert page.count("<svg") == 5 and 'class="bound"' in page
     # Links are relative to where the report is, and reach the pages beside the logs.
     for link in re.findall(r'<a href="([^"]+)">watch</a>', page):
         assert (out.parent / link).is_file()

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 import trio
-from support.browser import open_browser, url
+from support.browser import open_at, open_browser, press, settle, shows, url, wait_ready
 from support.viewer_logs import HOSTILE_LINE, HOSTILE_NAME, hostile_match, random_match
 
 from referee.pages.match_page import match_page
@@ -117,52 +117,6 @@ def write_page(path: Path, log: bytes, perspectives: Any = None) -> Path:
     text = match_page(parsed) if perspectives is None else match_page(parsed, perspectives)
     path.write_text(text, encoding="utf-8")
     return path
-
-
-def press(browser: Any, key: str) -> None:
-    from selenium.webdriver.common.action_chains import ActionChains
-
-    ActionChains(browser).send_keys(key).perform()
-
-
-def settle(browser: Any, script: str, wanted: Any, what: str, seconds: float = 20) -> None:
-    """Wait until ``script`` returns ``wanted``: a condition on the page, however slow the
-    machine (the deadline only ends a test whose page never gets there)."""
-    from selenium.common.exceptions import TimeoutException
-    from selenium.webdriver.support.ui import WebDriverWait
-
-    try:
-        WebDriverWait(browser, seconds, poll_frequency=0.02).until(
-            lambda b: b.execute_script(script) == wanted
-        )
-    except TimeoutException:
-        raise AssertionError(f"{what}: still {browser.execute_script(script)!r}") from None
-
-
-#: The page's position once its script has rendered it, else null.
-POSITION = """const body = document.body;
-return body.dataset.ready === 'true' ? [Number(body.dataset.step), body.dataset.view] : null;"""
-
-
-def wait_ready(browser: Any) -> None:
-    settle(browser, "return document.body.dataset.ready === 'true'", True, "first render")
-
-
-def shows(browser: Any, step: int, view: str) -> None:
-    """Wait until the page shows ``step`` (counted from 1) from ``view``."""
-    settle(browser, POSITION, [step, view], f"step {step}, view {view}")
-
-
-def open_at(browser: Any, page: Path, step: int, view: str, fragment: str | None = None) -> None:
-    """Open ``page`` at ``#step=STEP&view=VIEW`` (or ``fragment``) and wait until it shows
-    that position: when only the address's fragment changed, the page keeps its old render
-    until it reads the new one."""
-    browser.get(url(page, fragment if fragment is not None else f"step={step}&view={view}"))
-    try:
-        settle(browser, POSITION, [step, view], f"step {step}, view {view}", seconds=10)
-    except AssertionError:  # a loaded machine's browser can miss a change of the fragment alone
-        browser.refresh()
-        shows(browser, step, view)
 
 
 async def test_stepping_through_a_whole_match_with_the_keyboard_shows_the_log(
@@ -396,8 +350,8 @@ def test_the_report_opens_and_its_links_open_each_matchs_viewer(
     assert done.returncode == 0, done.stderr
     browser.get(url(tmp_path / "report.html"))
     plots = browser.find_elements(By.CSS_SELECTOR, "svg.plot")
-    # Win rates, the rating, the SPRT, and the make rates by bid.
-    assert len(plots) == 4 and all(p.size["width"] > 100 for p in plots)
+    # Win rates, the rating, the decision times, the SPRT, and the make rates by bid.
+    assert len(plots) == 5 and all(p.size["width"] > 100 for p in plots)
     rows = browser.find_elements(By.CSS_SELECTOR, "#standings tbody tr")
     assert sorted(r.get_attribute("data-name") for r in rows) == ["a", "b"]
     links = browser.find_elements(By.LINK_TEXT, "watch")

@@ -41,3 +41,49 @@ def open_browser(width: int = 1280, height: int = 1000) -> Iterator[Any]:
 
 def url(path: Path, fragment: str = "") -> str:
     return path.resolve().as_uri() + (f"#{fragment}" if fragment else "")
+
+
+def press(browser: Any, key: str) -> None:
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    ActionChains(browser).send_keys(key).perform()
+
+
+def settle(browser: Any, script: str, wanted: Any, what: str, seconds: float = 20) -> None:
+    """Wait until ``script`` returns ``wanted``: a condition on the page, however slow the
+    machine (the deadline only ends a test whose page never gets there)."""
+    from selenium.common.exceptions import TimeoutException
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    try:
+        WebDriverWait(browser, seconds, poll_frequency=0.02).until(
+            lambda b: b.execute_script(script) == wanted
+        )
+    except TimeoutException:
+        raise AssertionError(f"{what}: still {browser.execute_script(script)!r}") from None
+
+
+#: The page's position once its script has rendered it, else null.
+POSITION = """const body = document.body;
+return body.dataset.ready === 'true' ? [Number(body.dataset.step), body.dataset.view] : null;"""
+
+
+def wait_ready(browser: Any) -> None:
+    settle(browser, "return document.body.dataset.ready === 'true'", True, "first render")
+
+
+def shows(browser: Any, step: int, view: str) -> None:
+    """Wait until the page shows ``step`` (counted from 1) from ``view``."""
+    settle(browser, POSITION, [step, view], f"step {step}, view {view}")
+
+
+def open_at(browser: Any, page: Path, step: int, view: str, fragment: str | None = None) -> None:
+    """Open ``page`` at ``#step=STEP&view=VIEW`` (or ``fragment``) and wait until it shows
+    that position: when only the address's fragment changed, the page keeps its old render
+    until it reads the new one."""
+    browser.get(url(page, fragment if fragment is not None else f"step={step}&view={view}"))
+    try:
+        settle(browser, POSITION, [step, view], f"step {step}, view {view}", seconds=10)
+    except AssertionError:  # a loaded machine's browser can miss a change of the fragment alone
+        browser.refresh()
+        shows(browser, step, view)
