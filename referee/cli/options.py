@@ -134,7 +134,7 @@ def sandbox_plan(
         planned = plan(settings, limits, commands, secrets)
     except SandboxRefused as exc:
         raise fail(str(exc)) from None
-    typer.echo(planned.report.summary(), err=True)
+    typer.echo(planned.report.brief(), err=True)
     return planned
 
 
