@@ -2,13 +2,15 @@
 ``/root``): every command says so in one short line, ``referee sandbox`` gives the commands
 that mend it for this install, and the log keeps the full reasons.
 
-The venv is made as a user makes one on such a machine, its interpreter copied into a folder
-closed to other users (0700), with this checkout and its packages on its path."""
+The venv is made as a user makes one on such a machine: the system's Python copied into a
+prefix of its own in a folder closed to other users (0700), as pyenv installs one, and a venv
+made from it, with this checkout and its packages on its path."""
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -30,22 +32,30 @@ pytestmark = pytest.mark.skipif(
 
 @pytest.fixture(scope="module")
 def closed_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A venv with its own copy of the system's Python, in a folder only root may enter."""
+    """As pyenv leaves it: a Python installed in a prefix of its own inside a folder only root
+    may enter, and a venv made from it there; this checkout and its packages on its path."""
     folder = tmp_path_factory.mktemp("closed")
     folder.chmod(0o700)
+    real = Path(os.path.realpath(SYSTEM_PYTHON))  # /usr/bin/python3.11
+    prefix = folder / "prefix"
+    (prefix / "bin").mkdir(parents=True)
+    shutil.copy2(real, prefix / "bin" / real.name)
+    stdlib = Path("/usr/lib") / real.name
+    if sys.version_info[:2] != (3, 11) or real.name != "python3.11" or not stdlib.is_dir():
+        pytest.skip("the system Python is not this checkout's version: its packages would not load")
+    shutil.copytree(
+        stdlib,
+        prefix / "lib" / real.name,
+        symlinks=True,
+        ignore=shutil.ignore_patterns("site-packages", "dist-packages", "__pycache__"),
+    )
     venv = folder / "venv"
     made = subprocess.run(
-        [str(SYSTEM_PYTHON), "-m", "venv", "--copies", "--without-pip", str(venv)],
+        [str(prefix / "bin" / real.name), "-m", "venv", "--without-pip", str(venv)],
         capture_output=True, text=True, check=False, timeout=120,
     )  # fmt: skip
     assert made.returncode == 0, made.stderr
     python = venv / "bin" / "python3"
-    version = subprocess.run(
-        [str(python), "-c", "import sys; print(sys.version_info[:2] == (3, 11))"],
-        capture_output=True, text=True, check=False,
-    )  # fmt: skip
-    if version.stdout.strip() != "True":
-        pytest.skip("the system Python is not this checkout's version: its packages would not load")
     site = subprocess.run(
         [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
         capture_output=True, text=True, check=True,
@@ -65,13 +75,15 @@ def test_a_match_says_what_is_off_in_one_short_line(closed_venv: Path, tmp_path:
     log = tmp_path / "m.jsonl"
     played = run(
         closed_venv, "match", "bundled:random", "bundled:random", "--max-hands", "1",
-        "--log", str(log), cwd=tmp_path,
+        "--log", str(log), "--json", cwd=tmp_path,
     )  # fmt: skip
     assert played.returncode == 0, played.stderr
+    outcome = json.loads(played.stdout)
+    assert outcome["forfeit"] is None and not any(outcome["faults"].values()), outcome
     line = played.stderr.splitlines()[0]
     assert line.startswith("sandbox auto: off: ") and "uid" in line.split("off:")[1]
     assert "referee sandbox" in line and len(line) <= 160, line
-    closed = str(closed_venv.parents[2])  # the 0700 folder
+    closed = str(closed_venv.parents[2] / "prefix" / "bin")  # the Python nobody else can run
     assert closed not in line  # the why is for 'referee sandbox' and the log
     header = json.loads(log.read_text().splitlines()[0])
     assert header["bots"]["A"].startswith(str(closed_venv) + " ")  # the resolved command
@@ -95,7 +107,7 @@ def test_referee_sandbox_names_the_commands_that_mend_this_install(
     said = json.loads(probed.stdout)
     mend = said["venv_fix"]
     assert not said["strict_ready"] and mend is not None
-    assert str(closed_venv.parents[2]) in mend["problem"]
+    assert str(closed_venv.parents[2] / "prefix" / "bin") in mend["problem"]
     # The venv cannot stay where it is (its folder is closed too): a shared one, from a
     # Python every user can run, with this checkout installed.
     assert mend["venv"] == str(SHARED_VENV)
@@ -130,3 +142,11 @@ def test_this_checkouts_own_python_is_judged_the_same_way(tmp_path: Path) -> Non
     line = played.stderr.splitlines()[0]
     uid_off = "off:" in line and "uid" in line.split("off:")[1]
     assert (mend is not None) == uid_off, (mend, line)
+
+
+def test_check_bot_says_the_same_short_line(closed_venv: Path, tmp_path: Path) -> None:
+    checked = run(closed_venv, "check-bot", "bundled:random", "--json", cwd=tmp_path)
+    assert checked.returncode == 0, checked.stderr
+    line = json.loads(checked.stdout)["sandbox"]
+    assert line.startswith("sandbox auto: off: ") and "'referee sandbox'" in line, line
+    assert str(closed_venv.parents[2] / "prefix" / "bin") not in line
