@@ -179,7 +179,7 @@ async def _checked(
             max_ms=max(times) if times else None,
         ),
         checks=checks,
-        sandbox=context.sandbox.report.summary(),
+        sandbox=context.sandbox.report.brief(),
         seconds=time.monotonic() - clock,
         kept=None if ok else str(kept),
         diagnosis=diagnosis,

@@ -76,7 +76,7 @@ def play_match_apart(
         raise fail(str(exc)) from None
     outcome = played.outcome
     if outcome.sandbox is not None:
-        typer.echo(shown(outcome.sandbox.summary()), err=True)
+        typer.echo(shown(outcome.sandbox.brief()), err=True)
     if output.json:
         from referee.record.records import split_counts
 

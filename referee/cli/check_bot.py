@@ -19,7 +19,9 @@ def check_bot_command(
     command: Annotated[
         str,
         typer.Argument(
-            metavar="COMMAND", help="The bot's command, one string split as a shell would."
+            metavar="COMMAND",
+            help="The bot's command, one string split as a shell would (or a bundled bot's"
+            " name, e.g. bundled:heuristic).",
         ),
     ],
     *,
@@ -52,9 +54,10 @@ def check_bot_command(
     """
     from referee.checkbot import check_bot, report_lines
     from referee.errors import SandboxRefused
-    from referee.match.commands import problem
+    from referee.match.commands import problem, resolved
     from referee.settings import MatchLimits
 
+    command = resolved(command)
     why = problem(command)
     if why is not None:
         raise fail(why)

@@ -127,7 +127,8 @@ def add_command(
         str,
         typer.Argument(
             metavar="COMMAND",
-            help="Its program (relative paths are from where 'league run' runs).",
+            help="Its program (relative paths are from where 'league run' runs), or a"
+            " bundled bot's name, e.g. bundled:heuristic ('referee bots' lists them).",
         ),
     ],
     version: Annotated[
@@ -138,11 +139,12 @@ def add_command(
     """Add an entrant, or a new version of one: the versions before it stop playing and keep
     their ratings and history."""
     from referee.errors import LeagueError
-    from referee.match.commands import problem
+    from referee.match.commands import problem, resolved
 
     for what, value in (("name", name), ("--version", version)):
         if value is not None and not _LABEL.match(value):
             raise fail(f"{what} {value!r}: use 1-40 letters, digits, '_', '.', '+' or '-'")
+    command = resolved(command)  # the league keeps, and its logs record, what runs
     why = problem(command)
     if why is not None:
         raise fail(why)

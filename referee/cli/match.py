@@ -33,6 +33,7 @@ from referee.cli.groups import (
 )
 from referee.cli.options import (
     SeedOption,
+    bot_commands,
     bundled_bot,
     check_commands,
     fail,
@@ -48,7 +49,8 @@ def match_command(
         typer.Argument(
             metavar="BOT",
             help="Four bot commands (seats A, B, C, D) or two (A+C, B+D), each one string split"
-            " as a shell would, e.g. 'python3 my_bot.py'. None: the bundled heuristic bot (A+C)"
+            " as a shell would, e.g. 'python3 my_bot.py', or a bundled bot's name, e.g."
+            " bundled:heuristic ('referee bots' lists them). None: the bundled heuristic bot (A+C)"
             " against the bundled random bot (B+D).",
             show_default=False,
         ),
@@ -72,7 +74,9 @@ def match_command(
     from referee.rules.deal import MAX_SEED
     from referee.settings import MatchSettings
 
-    commands_given = bots or [bundled_bot("heuristic_bot.py"), bundled_bot("random_bot.py")]
+    commands_given = (
+        bot_commands(bots) if bots else [bundled_bot("heuristic"), bundled_bot("random")]
+    )
     try:
         commands = seat_commands(commands_given)
     except ValueError as exc:

@@ -5,7 +5,6 @@ log a match writes, the bot commands and the sandbox they run in (the option gro
 from __future__ import annotations
 
 import shlex
-import sys
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Final, cast, get_args
@@ -33,14 +32,23 @@ def seat_of(choice: SeatName) -> Seat:
 
 
 def bundled_bot(name: str) -> str:
-    from referee.match.runner import BUNDLED_BOTS
+    """The command that runs the bundled bot ``name`` here (a default opponent)."""
+    from referee.bundled import BOTS, BY_NAME
 
-    path = BUNDLED_BOTS / name
+    path = BOTS / BY_NAME[name].file
     if not path.exists():
         raise fail(
             f"the bundled bots are missing ({path}): reinstall the referee, or pass bot commands"
         )
-    return shlex.join([sys.executable, str(path)])
+    return shlex.join(BY_NAME[name].argv())
+
+
+def bot_commands(given: list[str]) -> list[str]:
+    """The bot commands given, each as it will run (``bundled:NAME`` resolved): the log
+    records these."""
+    from referee.match.commands import resolved
+
+    return [resolved(command) for command in given]
 
 
 def seconds(low: float, high: float) -> Any:
@@ -126,7 +134,7 @@ def sandbox_plan(
         planned = plan(settings, limits, commands, secrets)
     except SandboxRefused as exc:
         raise fail(str(exc)) from None
-    typer.echo(planned.report.summary(), err=True)
+    typer.echo(planned.report.brief(), err=True)
     return planned
 
 

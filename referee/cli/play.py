@@ -22,6 +22,7 @@ from referee.cli.groups import Given, Output, limit_options, output_options, san
 from referee.cli.options import (
     SeatName,
     SeedOption,
+    bot_commands,
     bundled_bot,
     check_commands,
     fail,
@@ -34,7 +35,7 @@ from referee.cli.options import (
 PERSON_COMMAND: Final = "(a person at the terminal)"
 #: The bot in the other seats when none is given: the strongest bundled bot, which plays in
 #: about 10 ms a move (a person never waits on it) and makes a partner worth having.
-DEFAULT_BOT: Final = "strong_bot.py"
+DEFAULT_BOT: Final = "strong"
 DEFAULT_SEAT: Final = SeatName("A")
 #: The limits a person's match is played under: every fault forfeits (under a policy that
 #: plays a random action instead, a person's leaving would not forfeit at once).
@@ -48,7 +49,8 @@ def play_command(
         typer.Argument(
             metavar="BOT",
             help="One bot command for the three other seats, or three (the other seats in"
-            " order, e.g. B, C, D when you play A), each one string split as a shell would."
+            " order, e.g. B, C, D when you play A), each one string split as a shell would,"
+            " or a bundled bot's name (bundled:heuristic; 'referee bots' lists them)."
             " None: the bundled strong bot in all three.",
             show_default=False,
         ),
@@ -81,27 +83,27 @@ def play_command(
         raise fail(f"--name: {problem or 'give 1 to 100 characters'}")
     mine = seat_of(seat)
     others = [other for other in SEATS if other != mine]
-    given = bots or [bundled_bot(DEFAULT_BOT)]
+    given = bot_commands(bots) if bots else [bundled_bot(DEFAULT_BOT)]
     if len(given) not in (1, 3):
         raise fail(
             f"give one bot command (all three other seats) or three ({', '.join(others)}),"
             f" not {len(given)}"
         )
-    bot_commands = dict(zip(others, given * 3 if len(given) == 1 else given, strict=True))
-    check_commands(bot_commands)
+    seated = dict(zip(others, given * 3 if len(given) == 1 else given, strict=True))
+    check_commands(seated)
     if not sys.stdin.isatty():
         raise fail("play needs a terminal to read your moves: run it in a terminal, not a pipe")
     settings = MatchSettings(seed=random_seed() if seed is None else seed, **limits)
     log_path = new_log(output.log)
     # The person's seat is planned as its partner's bot would be, so that the line and the
     # header say the bots' layers; no process runs there.
-    planned = {s: bot_commands.get(s, bot_commands[PARTNER_OF[mine]]) for s in SEATS}
+    planned = {s: seated.get(s, seated[PARTNER_OF[mine]]) for s in SEATS}
     try:
         plan = sandbox_plan(sandbox, settings, planned, [log_path.parent])
     except typer.Exit:
         log_path.unlink(missing_ok=True)  # refused: no match, no log
         raise
-    commands = {s: bot_commands.get(s, PERSON_COMMAND) for s in SEATS}
+    commands = {s: seated.get(s, PERSON_COMMAND) for s in SEATS}
     person = _person(mine, name, commands)
     outcome = in_foreground(
         lambda: _play(settings, commands, log_path, plan, person),

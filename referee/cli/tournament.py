@@ -51,7 +51,9 @@ def tournament_command(
     bot: Annotated[
         list[str] | None,
         typer.Option(
-            metavar="NAME=COMMAND", help="An entrant (repeat). Its program plays both seats."
+            metavar="NAME=COMMAND",
+            help="An entrant (repeat). Its program plays both seats; COMMAND may name a"
+            " bundled bot, e.g. heuristic=bundled:heuristic.",
         ),
     ] = None,
     seeds: Annotated[

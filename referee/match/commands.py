@@ -4,6 +4,10 @@
 program is not on PATH or not executable, or a script it names is missing — in one line
 that says what to do. A program that starts and then fails is the match's business (a
 ``start_failed`` or ``crashed`` fault); this only catches what is certain beforehand.
+
+``resolved`` is where a bundled bot's name (``bundled:heuristic``) becomes a command: every
+option that takes a bot command passes its text through it before anything else reads it, so
+the log records the command that really ran and a replay needs nothing of the name.
 """
 
 from __future__ import annotations
@@ -14,8 +18,24 @@ import shutil
 from pathlib import Path
 from typing import Final
 
+from referee import bundled
+
 #: Words that name a bot's program file: if such a word is missing, the bot cannot run.
 SCRIPT_SUFFIXES: Final = (".py", ".js", ".mjs", ".cjs", ".jar", ".rb", ".pl", ".lua", ".sh")
+
+
+def resolved(command: str) -> str:
+    """``command`` as it will run: a bundled bot's name replaced by the command that runs it
+        on this install (``bundled:strong --nodes 5000``: words after the name go to the bot); any
+    other command as given, an unknown name too (``problem`` says it)."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return command
+    if not words or not words[0].startswith(bundled.PREFIX):
+        return command
+    bot = bundled.BY_NAME.get(words[0].removeprefix(bundled.PREFIX))
+    return command if bot is None else shlex.join(bot.argv() + words[1:])
 
 
 def problem(command: str) -> str | None:
@@ -24,6 +44,9 @@ def problem(command: str) -> str | None:
         argv = shlex.split(command)
     except ValueError as exc:
         return f"cannot split the bot command {command!r}: {exc} (quote it as a shell would)"
+    if argv and argv[0].startswith(bundled.PREFIX):
+        name = argv[0].removeprefix(bundled.PREFIX)
+        return bundled.unknown(name) if name not in bundled.BY_NAME else problem(resolved(command))
     if not argv:
         return "a bot command is empty"
     program = argv[0]

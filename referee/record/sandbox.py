@@ -80,6 +80,27 @@ class SandboxReport(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fi
         )
         return line + f" ({bounds})" + (f"; off: {'; '.join(off)}" if off else "")
 
+    def brief(self) -> str:
+        """One short line, what a user must act on: the layers off (for which seats), and
+        where to read why and the fix; the reasons stay in ``summary`` and the log."""
+        if self.mode == "off" or not self.off:
+            return self.summary()
+        seats: dict[str, list[str]] = {}
+        for key in self.off:
+            layer, _, seat = key.partition(" ")
+            seats.setdefault(layer, []).extend([seat] if seat else [])
+        groups: dict[str, list[str]] = {}  # the layers off for the same seats, together
+        for layer, which in seats.items():
+            groups.setdefault(", ".join(which), []).append(layer)
+        off = "; ".join(
+            ", ".join(layers) + (f" for {which}" if which else "")
+            for which, layers in groups.items()
+        )
+        return (
+            f"sandbox {self.mode}: off: {off} — 'referee sandbox' says why and how to fix it"
+            " (the log keeps the details)"
+        )
+
     def _seats_with(self, layer: Layer) -> list[str]:
         return [seat for seat in SEATS if layer in self.seats[seat]]
 

@@ -26,7 +26,7 @@ def describe_sandbox(
             decided = plan_sandbox(sandbox, limits, dict.fromkeys(SEATS, entrant.command), secrets)
         except SandboxRefused as exc:
             raise SandboxRefused(f"{entrant.name}: {exc}") from None
-        summary = decided.report.summary().replace("for A, B, C, D", "").replace("  ", " ")
+        summary = decided.report.brief().replace("for A, B, C, D", "").replace("  ", " ")
         lines.setdefault(summary, []).append(entrant.name)
     for summary, names in lines.items():
         who = f" ({', '.join(names)})" if len(lines) > 1 else ""

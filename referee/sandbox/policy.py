@@ -186,7 +186,8 @@ def _check_strict(sandbox: SandboxPlan) -> None:
             why = report.off.get(f"{Layer.UID} {seat}") or report.off.get(Layer.UID, "")
             raise SandboxRefused(
                 f"--sandbox strict: seat {seat} would stay root (without capabilities, but"
-                f" root still owns the referee's files and processes): {why}"
+                f" root still owns the referee's files and processes): {why}; 'referee sandbox'"
+                " gives the commands when it is the referee's own Python"
             )
         if sandbox.settings.private_root and Layer.PRIVATE_ROOT not in layers:
             reason = report.off.get(f"{Layer.PRIVATE_ROOT} {seat}")  # its files: it says

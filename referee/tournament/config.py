@@ -16,7 +16,7 @@ from typing import Annotated, Any
 import msgspec
 
 from referee.apart.placement import Apart, misuse
-from referee.match.commands import problem
+from referee.match.commands import problem, resolved
 from referee.rules.deal import check_seed
 from referee.running.executors import default_jobs
 from referee.running.jobs import Entrant
@@ -122,7 +122,11 @@ def configure(
     """The configuration: the options ``given`` (the command line's) first, then those of the
     TOML ``file``, then the defaults; ``resume`` without a seed takes the results file's."""
     config = read_options(file) if file is not None else TournamentOptions()
-    entrants = given.bot or config.bot
+    # As they will run: a bundled bot's name resolved, so the results and logs record it.
+    entrants = [
+        msgspec.structs.replace(entrant, command=resolved(entrant.command))
+        for entrant in given.bot or config.bot
+    ]
     fmt = _first(given.format, config.format, "round-robin")
     if fmt not in ("round-robin", "gauntlet"):
         raise TournamentError(f"format {fmt!r}: use round-robin or gauntlet")

@@ -15,6 +15,7 @@ import pytest
 import typer.main
 from support.docs import KIT, PAGES, ROOT
 
+from referee.bundled import BY_NAME
 from referee.cli import app
 
 SOURCES = {**PAGES, "example_bots/README.md": KIT}
@@ -65,3 +66,5 @@ def test_a_documented_command_is_one_the_cli_takes(where: str, words: list[str])
             assert option in options, f"{where}: {command.name} takes no {option}"
         for bot in re.findall(r"(?:example_bots|tests/bots)/[\w./-]+\.(?:py|js|toml)", word):
             assert (ROOT / bot).is_file(), f"{where}: {bot} does not exist"
+        for name in re.findall(r"(?:^|=)bundled:([\w-]+)", word):
+            assert name in BY_NAME, f"{where}: bundled:{name} is no bundled bot"

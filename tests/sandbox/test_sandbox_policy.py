@@ -8,6 +8,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from referee.errors import SandboxRefused
@@ -87,6 +88,13 @@ def test_summary_names_every_layer_off_and_why() -> None:
     assert line.startswith("sandbox auto: rlimits; uid for A, C")
     assert "cgroup (needs root)" in line and "uid for B, D (x is closed)" in line
     assert "64 MiB, 2 s CPU, 8 processes" in line
+    # What every command prints: only what is off, for which seats, and where to read why.
+    assert report.brief() == (
+        "sandbox auto: off: cgroup; uid for B, D — 'referee sandbox' says why and how to fix it"
+        " (the log keeps the details)"
+    )
+    whole = msgspec.structs.replace(report, off={})
+    assert whole.brief() == whole.summary()  # nothing off: the layers and bounds, as before
 
 
 needs_landlock = pytest.mark.skipif(available()["landlock"] is not None, reason="no Landlock")

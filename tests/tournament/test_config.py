@@ -4,7 +4,9 @@ tournament takes from its results, and every bad configuration refused in one li
 from __future__ import annotations
 
 import json
+import shlex
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -174,6 +176,9 @@ def test_the_example_configuration_loads() -> None:
     configured = configure(TournamentOptions(), example)
     assert configured.results == Path("tournament/example/results.jsonl")
     assert configured.settings.limits == MatchLimits(move_timeout=1.0)
+    heuristic = [sys.executable, str(ROOT / "example_bots" / "heuristic_bot.py")]
+    assert options.bot[0].command == "bundled:heuristic"  # the file names a bundled bot
+    assert configured.settings.entrants[0].command == shlex.join(heuristic)  # and it runs this
 
 
 _TWO_BOTS = _bot_table("a", "b")
