@@ -67,6 +67,6 @@ def test_a_failing_bot_exits_1_with_the_fix_as_lines(tmp_path: Path) -> None:
     done = referee("check-bot", command, "--matches", "1", "--no-diagnose", cwd=tmp_path)
     assert done.returncode == FAILED, done.stdout + done.stderr
     assert "\\n" not in done.stdout  # a cell of several lines shows them as lines
-    assert "The bot exited or closed its stdout" in done.stdout
+    assert "IndexError in hand 4" in done.stdout  # its stderr, under the table
     assert "again (match 1, seat A): referee match --seed" in done.stdout
     assert "not exercised:" in done.stdout  # it forfeited in hand 4: much never came up
