@@ -312,14 +312,18 @@ def situations_table(report: CheckReport) -> object:
 
 
 def unmet_line(report: CheckReport) -> str | None:
-    """What did not come up, in words, or None when everything did."""
+    """What did not come up, in words, or None when everything did (or no match was asked
+    for: ``--no-match``)."""
     unmet = [met.name for met in report.situations if met.count == 0]
-    if not report.situations or not unmet:
+    if not report.matches or not unmet:
         return None
-    return (
-        f"not exercised: {', '.join(unmet)}: the bot was not checked there (another"
-        " --opponent or more --matches may bring them up)"
+    played = any(check.name == "match" and check.status != "skipped" for check in report.checks)
+    why = (
+        "the bot was not checked there (another --opponent or more --matches may bring them up)"
+        if played
+        else "the matches were not played"
     )
+    return f"not exercised: {', '.join(unmet)}: {why}"
 
 
 def summary_lines(report: CheckReport) -> list[str]:
@@ -354,6 +358,7 @@ def summary_lines(report: CheckReport) -> list[str]:
             if report.kept
             else []
         ),
+        *filter(None, [unmet_line(report)]),
         f"check-bot took {report.seconds:.2f} s",
         verdict,
     ]
@@ -372,11 +377,10 @@ def report_lines(report: CheckReport, width: int = 120, color: bool = False) -> 
         emoji=False,  # a bot's ":smile:" stays as it wrote it
     )
     console.print(report_table(report))
-    if report.situations:
+    if report.matches and report.situations:
         console.print(situations_table(report))
     lines = buffer.getvalue().rstrip("\n").split("\n")
-    unmet = unmet_line(report)
-    return lines + why_lines(report) + ([unmet] if unmet else []) + summary_lines(report)
+    return lines + why_lines(report) + summary_lines(report)
 
 
 def why_lines(report: CheckReport) -> list[str]:
