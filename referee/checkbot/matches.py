@@ -112,7 +112,6 @@ async def seat_matches(session: Session, context: Context) -> Verdict:
         )
         ended = trio.current_time()
         _seat_times(match.records, seat, context.findings)
-        context.findings.situations.update(faced(match.records, seat))
         outcome = match.outcome
         readies = [r for r in match.records if type(r) is BotReady and r.seat == seat]
         if number > 1 and not readies:

@@ -104,7 +104,7 @@ class DecisionTimes(msgspec.Struct, frozen=True, kw_only=True):
 
 class Met(msgspec.Struct, frozen=True, kw_only=True):
     """A situation (``situations.SITUATIONS``) and how many times the bot met it: in the
-    whole matches it played, and the refusal the ``rejected`` check provokes."""
+    ``match`` check's matches, and the refusal the ``rejected`` check provokes."""
 
     name: str
     title: str
