@@ -1,8 +1,8 @@
 """Plays like the random bot until its first act of hand 4 (which no scripted conversation of
 check-bot reaches: they are hands 1, 2 and 12), then does what it is told: ``--crash`` exits
 with status 3, ``--null`` answers ``"action": null`` to every act from then on, ``--memory
-MIB`` takes that much memory (touched, 16 MiB at a time) and plays on. ``--many`` says ``"matches": "many"``
-and reads on after ``match_end``."""
+MIB`` takes that much memory (touched, 16 MiB at a time) and plays on. ``--many`` says
+``"matches": "many"`` and reads on after ``match_end``."""
 
 import sys
 
