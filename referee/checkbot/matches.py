@@ -19,6 +19,7 @@ from referee.match.outcome import MatchOutcome
 from referee.match.runner import BUNDLED_BOTS, run_match
 from referee.record.log import read_log
 from referee.record.records import BotReady, LogRecord, MoveRecord, RejectedRecord, split_counts
+from referee.record.sandbox import Layer
 from referee.rules import SEATS, Seat
 from referee.sandbox.hints import SANDBOX_SUSPECTS
 from referee.sandbox.policy import plan
@@ -39,6 +40,8 @@ def bundled_command(name: str) -> str:
 
 #: The bundled random bot's command.
 RANDOM_BOT: Final = bundled_command("random")
+#: The sandbox bounds among the match limits: a diagnosis raises them in its plan.
+_BOUNDS: Final = ("memory_mb", "cpu_seconds", "max_processes", "file_size_mb", "scratch_mb")
 #: The prefix of a match's folder when nothing is kept.
 _TEMP: Final = "texas42-check-bot-"
 #: Ordinals for a ``many`` bot's hellos: one a match, and a match in each seat.
@@ -262,7 +265,9 @@ def _refusals(records: list[LogRecord], seat: Seat) -> list[str]:
 async def match_in(context: Context, number: int) -> SeatCheck:
     """Match ``number`` (from 0) of the ``match`` check: its seed and seating (``seeds``)."""
     seat, seed = seat_of(number), seed_of(number)
-    settings = msgspec.structs.replace(context.settings, seed=seed)
+    # the bounds of the context's sandbox, which a diagnosis may have raised
+    bounds = {name: getattr(context.sandbox.limits, name) for name in _BOUNDS}
+    settings = msgspec.structs.replace(context.settings, seed=seed, **bounds)
     table = seating(number, context.command, opponent_commands(context))
     commands = {seat: table[seat] for seat in SEATS}
     with contextlib.ExitStack() as stack:
@@ -272,6 +277,10 @@ async def match_in(context: Context, number: int) -> SeatCheck:
             folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix=_TEMP)))
         log = folder / "match.jsonl"
         sandbox = plan(context.sandbox.settings, settings, commands, [log.parent])
+        # and the layers a diagnosis lifted from it (its plan seats the bot everywhere)
+        lifted = set(sandbox.report.seats[seat]) - set(context.sandbox.report.seats["A"])
+        if lifted:
+            sandbox = sandbox.lifted(tuple(map(Layer, lifted)))
         trace = None
         if context.trace is not None:
             context.trace.heading(

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import msgspec
 from support.bot_commands import RANDOM_BOT, python
 from support.processes import BOTS, referee
 
@@ -51,15 +52,16 @@ def test_the_memory_limit_reaches_the_bot_in_its_matches() -> None:
     # 128 MiB taken in hand 4, which no scripted conversation reaches: under a competition's
     # 64 MiB the match says memory_limit, and the fix says what to do about it.
     command = python(BOTS / "hand_four_bot.py", "--memory", "128")
-    report = check_bot(command, limits=MatchLimits(memory_mb=64), matches=1, diagnose=False)
+    limits = MatchLimits(memory_mb=64, move_timeout=10.0)  # time to take it, on a loaded machine
+    report = check_bot(command, limits=limits, matches=1, diagnose=False)
     text = "\n".join(report_lines(report))
     match = next(check for check in report.checks if check.name == "match")
     assert match.status == "failed", text
     assert [seat.faults for seat in match.seats] == [["memory_limit"]], text
     assert match.fix.split("\n")[0] == ADVICE["memory_limit"]
     assert "64 MiB" in report.sandbox
-    # the same bot, the default memory limit (and time to take it on a loaded machine)
-    roomy = MatchLimits(memory_mb=1024, move_timeout=10.0)
+    # the same bot, the default memory limit
+    roomy = msgspec.structs.replace(limits, memory_mb=1024)
     report = check_bot(command, limits=roomy, matches=1, diagnose=False)
     assert report.ok, "\n".join(report_lines(report))
 
