@@ -42,8 +42,8 @@ def check_bot_command(
             max=1000,
             help="Whole matches to play, the bot in seats A to D in turn, on seeds chosen so"
             " that the first 8 between them lead it into every situation listed under the"
-            " table (each trump, a trump led on a tile whose low half is trump, voids,"
-            " all-tricks contracts...).",
+            " table (each trump; a trump led while it holds a trump whose low half is the"
+            " trump number, [2|6] with twos trump; voids; all-tricks contracts...).",
         ),
     ] = 8,  # checkbot.seeds.DEFAULT_MATCHES (imported here, it would slow every command)
     opponents: Annotated[

@@ -4,6 +4,7 @@ real matches' logs; advice that follows the fault's reason."""
 
 from __future__ import annotations
 
+import inspect
 from collections import Counter
 
 import msgspec
@@ -36,6 +37,13 @@ def test_the_chosen_seeds_lead_both_bundled_bots_into_every_situation() -> None:
     short = {name: total[name] for name in DEALT if total[name] < ENOUGH[name]}
     assert not short, f"situations met too seldom by the default matches: {short}"
     assert set(DEALT) | {"refusal"} == {situation.name for situation in SITUATIONS}
+
+
+def test_the_command_line_plays_as_many_matches_by_default() -> None:
+    from referee.cli.check_bot import check_bot_command
+
+    default = inspect.signature(check_bot_command).parameters["matches"].default
+    assert default == DEFAULT_MATCHES  # written out there, not to import this at every start
 
 
 def test_the_seating_goes_round_the_table_with_the_opponents_in_turn() -> None:
