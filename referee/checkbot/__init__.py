@@ -3,10 +3,13 @@
 ``check_bot(command)`` starts the bot sandboxed as a match seat, runs scripted conversations
 made of real engine states in seat A — start-up, each phase of a hand, a refusal, unknown
 messages and fields, the end of a match — then, for a bot whose ``ready`` says ``"matches":
-"many"``, a match in each seat A to D in one process of it, and a real match in each seat A
-to D with the bundled random bot in the other three; it returns a ``CheckReport`` (msgspec
+"many"``, a match in each seat A to D in one process of it, and real matches (8 by
+default) in seats A to D in turn, on seeds chosen to lead it into every situation
+(``seeds``, ``situations``), against the bundled heuristic and random bots or the opponents
+given; it returns a ``CheckReport`` (msgspec
 structs: ``msgspec.json.encode(report)`` is its JSON), whose checks of whole matches say seat
-by seat what failed (``SeatCheck``). ``report_lines(report)`` renders it as text.
+by seat what failed (``SeatCheck``), with the fix per fault reason (``advice``), and it
+counts the situations the bot met (``Met``). ``report_lines(report)`` renders it as text.
 """
 
 from referee.checkbot.checks import check_bot, check_bot_async

@@ -25,29 +25,41 @@ from referee.match.trace import WireTrace
 from referee.rules import SEATS
 from referee.sandbox.hints import hints
 from referee.sandbox.policy import plan
-from referee.settings import MatchLimits, MatchSettings, SandboxSettings
+from referee.settings import MatchLimits, SandboxSettings
 from referee.stats import percentile
 from referee.wire.messages import Ready
 
+from .advice import advice
 from .conversations import CONVERSATIONS, startup
 from .diagnosis import Rerun, diagnose
-from .matches import match_check, match_in, matches_check
-from .results import CHECKS, Check, CheckReport, DecisionTimes, Diagnosis
+from .matches import match_check, match_in, matches_check, opponent_commands
+from .results import CHECKS, Check, CheckReport, CheckSpec, DecisionTimes, Diagnosis, Met
+from .seeds import DEFAULT_MATCHES
 from .session import Findings
+from .situations import SITUATIONS
 from .steps import Context, Verdict, converse, in_ms
 
 #: The checks that play whole matches, which ``match=False`` (``--no-match``) leaves out.
 WHOLE_MATCHES: Final = frozenset({"matches", "match"})
 
 
-def _fix(advice: str, verdict: Verdict) -> str:
-    """The check's own advice, and first of all, when the bot died, where to see why (an
+def _fix(spec: CheckSpec, verdict: Verdict) -> str:
+    """What to fix, a line each. A check of whole matches whose seats failed in play: the
+    advice of each reason they were charged with (``advice``; ``match``'s own last). Any
+    other: the check's own advice, and first of all, when the bot died, where to see why (an
     exit with status 0 was the bot's own idea: the advice says what it should have done)."""
     if verdict.status != "failed":
         return ""
+    failed = [seat for seat in verdict.seats if seat.status == "failed"]
+    if failed and not any(seat.reuse for seat in failed):
+        faults = [fault for seat in failed for fault in seat.faults]
+        refused = [reason for seat in failed for reason in seat.refused]
+        lines = advice(faults, refused)
+        if lines:
+            return "\n".join(lines + ([spec.fix] if spec.name == "match" else []))
     if re.search(r"exit(ed with)? status [1-9]", verdict.detail) or "killed by" in verdict.detail:
-        return f"The bot exited here: its stderr (in the detail) says why. {advice}"
-    return advice
+        return f"The bot exited here: its stderr (in the detail) says why.\n{spec.fix}"
+    return spec.fix
 
 
 def _hints(context: Context, verdict: Verdict) -> list[str]:
@@ -86,6 +98,8 @@ async def check_bot_async(
     limits: MatchLimits | None = None,
     seed: int = 1,
     match: bool = True,
+    matches: int = DEFAULT_MATCHES,
+    opponents: tuple[str, ...] = (),
     diagnose: bool = True,
     trace: WireTrace | None = None,
     say: Callable[[str], None] | None = None,
@@ -100,9 +114,17 @@ async def check_bot_async(
     sandbox_settings = sandbox or SandboxSettings()
     kept = Path(tempfile.mkdtemp(prefix="texas42-check-bot-"))
     try:
-        report = await _checked(
-            command, kept, sandbox_settings, settings, match, diagnose, trace, say, clock
+        context = Context(
+            command,
+            plan(sandbox_settings, settings, dict.fromkeys(SEATS, command), [kept]),
+            settings,
+            Findings(),
+            kept,
+            trace,
+            matches=matches if match else 0,
+            opponents=opponents,
         )
+        report = await _checked(context, match, diagnose, say, clock)
     except BaseException:
         shutil.rmtree(kept, ignore_errors=True)
         raise
@@ -112,20 +134,14 @@ async def check_bot_async(
 
 
 async def _checked(
-    command: str,
-    kept: Path,
-    sandbox_settings: SandboxSettings,
-    settings: MatchSettings,
+    context: Context,
     match: bool,
     diagnose: bool,
-    trace: WireTrace | None,
     say: Callable[[str], None] | None,
     clock: float,
 ) -> CheckReport:
-    """Every check in turn, their report; what they leave goes into ``kept``."""
-    everywhere = dict.fromkeys(SEATS, command)
-    sandbox_plan = plan(sandbox_settings, settings, everywhere, [kept])
-    context = Context(command, sandbox_plan, settings, Findings(), kept, trace)
+    """Every check in turn, their report; what they leave goes into ``context.kept``."""
+    command = context.command
     verdicts: dict[str, Verdict] = {}
     verdicts["startup"], ready, startup_seconds, began = await startup(context)
     if began:
@@ -152,7 +168,7 @@ async def _checked(
             title=spec.title,
             status=verdicts[spec.name].status,
             detail=verdicts[spec.name].detail,
-            fix=_fix(spec.fix, verdicts[spec.name]),
+            fix=_fix(spec, verdicts[spec.name]),
             seats=list(verdicts[spec.name].seats),
             stderr=verdicts[spec.name].stderr,
             hints=_hints(context, verdicts[spec.name]),
@@ -166,6 +182,7 @@ async def _checked(
     if not ok and diagnose and not context.sandbox.off:
         diagnosis = await _diagnosis(context, checks, verdicts, ready, say)
     times = [seconds * 1000 for seconds in context.findings.decisions]
+    met = context.findings.situations
     return CheckReport(
         command=command,
         # Matches left out on purpose (--no-match) are no failure; skipped for a failure they are.
@@ -181,8 +198,14 @@ async def _checked(
         checks=checks,
         sandbox=context.sandbox.report.brief(),
         seconds=time.monotonic() - clock,
-        kept=None if ok else str(kept),
+        kept=None if ok else str(context.kept),
         diagnosis=diagnosis,
+        situations=[
+            Met(name=situation.name, title=situation.title, count=met[situation.name])
+            for situation in SITUATIONS
+        ],
+        opponents=list(opponent_commands(context)) if match else [],
+        matches=context.matches,
     )
 
 
@@ -225,13 +248,14 @@ def _rerun(check: Check, ready: Ready | None) -> Rerun | None:
     if name == "matches":
         return partial(matches_check, ready=ready, match=True)
     if name == "match":
-        seat = next(seat.seat for seat in check.seats if seat.status == "failed")
+        number = next(seat.match for seat in check.seats if seat.status == "failed")
+        assert number is not None
 
-        async def in_seat(context: Context) -> Verdict:
-            played = await match_in(context, seat)
+        async def again(context: Context) -> Verdict:
+            played = await match_in(context, number - 1)
             return Verdict(played.status, played.detail)
 
-        return in_seat
+        return again
     return None
 
 
@@ -242,19 +266,23 @@ def check_bot(
     limits: MatchLimits | None = None,
     seed: int = 1,
     match: bool = True,
+    matches: int = DEFAULT_MATCHES,
+    opponents: tuple[str, ...] = (),
     diagnose: bool = True,
     trace: WireTrace | None = None,
     say: Callable[[str], None] | None = None,
 ) -> CheckReport:
     """Check that ``command`` speaks the protocol: start it sandboxed as a match would (with
     ``sandbox`` and the bounds and timeouts of ``limits``), run every scripted conversation
-    (in seat A), then — when they all pass and ``match`` — a real match in each seat, A to
-    D, against the bundled random bot in the three others (seed ``seed`` each time); a bot
-    whose ``ready`` says ``"matches": "many"`` first plays four more, one in each seat, in
-    one process (seeds ``seed`` to ``seed + 3``) when ``match``. Raises ``SandboxRefused``
-    under ``--sandbox strict`` when a layer is missing, like ``referee match``. ``diagnose``:
-    when a check fails sandboxed, find out whether the sandbox was the cause. ``trace``
-    (``--debug``) is told every line to and from the bot."""
+    (in seat A, seed ``seed``), then — when they all pass and ``match`` — ``matches`` real
+    matches, the bot in seats A to D in turn on the seeds chosen for it (``seeds``), against
+    ``opponents`` (commands; none: the bundled heuristic and random bots), counting the
+    situations it met; a bot whose ``ready`` says ``"matches": "many"`` first plays four
+    more, one in each seat, in one process among random bots (seeds ``seed`` to ``seed +
+    3``) when ``match``. Raises ``SandboxRefused`` under ``--sandbox strict`` when a layer
+    is missing, like ``referee match``. ``diagnose``: when a check fails sandboxed, find out
+    whether the sandbox was the cause. ``trace`` (``--debug``) is told every line to and
+    from the bot."""
     return trio.run(
         partial(
             check_bot_async,
@@ -263,6 +291,8 @@ def check_bot(
             limits=limits,
             seed=seed,
             match=match,
+            matches=matches,
+            opponents=opponents,
             diagnose=diagnose,
             trace=trace,
             say=say,

@@ -68,6 +68,7 @@ async def rejected(session: Session, context: Context) -> Verdict:
         reason="illegal_action",
         detail="check-bot refuses this answer on purpose: answer the fresh act that follows",
     )
+    context.findings.situations["refusal"] += 1
     # Here a repeat of the refused answer is the bug this check looks for: not ignored.
     again = await ask(session, context, script, 6, before=encode_line(refusal), stale_ok=False)
     message = again.message

@@ -19,6 +19,7 @@ for a bot you did not write.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from typing import Final
 
 import msgspec
@@ -98,9 +99,8 @@ class _Runs:
         trace = self.context.trace
         if trace is not None:
             trace.heading(f"diagnosis, run {self.count}: {label}")
-        variant = Context(
-            self.context.command, sandbox, self.context.settings, Findings(), kept, trace
-        )
+        # the same check (its matches' opponents included), in another sandbox
+        variant = replace(self.context, sandbox=sandbox, findings=Findings(), kept=kept)
         return (await self.rerun(variant)).status == "passed"
 
 

@@ -1,6 +1,7 @@
 """The checks of whole matches, seat by seat: ``matches`` (a bot whose ready says "many"
 plays a match in each seat in one process) and ``match`` (a new process of the bot in each
-seat of a real match, run by the referee as ``referee match`` runs one)."""
+of the real matches on the seeds chosen for it, ``seeds``, run by the referee as ``referee
+match`` runs one)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,8 @@ import trio
 from referee.match.outcome import MatchOutcome
 from referee.match.runner import BUNDLED_BOTS, run_match
 from referee.record.log import read_log
-from referee.record.records import BotReady, LogRecord, MoveRecord, split_counts
+from referee.record.records import BotReady, LogRecord, MoveRecord, RejectedRecord, split_counts
+from referee.record.sandbox import Layer
 from referee.rules import SEATS, Seat
 from referee.sandbox.hints import SANDBOX_SUSPECTS
 from referee.sandbox.policy import plan
@@ -25,11 +27,21 @@ from referee.wire.messages import Ready
 
 from .opponents import CheckedSeat, play_among_random_bots
 from .results import SeatCheck, seat_letters, seats_text
+from .seeds import DEFAULT_OPPONENTS, seat_of, seating, seed_of
 from .session import Findings, Session
+from .situations import faced
 from .steps import Context, Stop, Verdict, converse, exits, in_ms
 
-#: The bundled bot in the other seats of each ``match``.
-RANDOM_BOT: Final = shlex.join([sys.executable, str(BUNDLED_BOTS / "random_bot.py")])
+
+def bundled_command(name: str) -> str:
+    """The command of a bundled bot (``heuristic``, ``random``) with this Python."""
+    return shlex.join([sys.executable, str(BUNDLED_BOTS / f"{name}_bot.py")])
+
+
+#: The bundled random bot's command.
+RANDOM_BOT: Final = bundled_command("random")
+#: The sandbox bounds among the match limits: a diagnosis raises them in its plan.
+_BOUNDS: Final = ("memory_mb", "cpu_seconds", "max_processes", "file_size_mb", "scratch_mb")
 #: The prefix of a match's folder when nothing is kept.
 _TEMP: Final = "texas42-check-bot-"
 #: Ordinals for a ``many`` bot's hellos: one a match, and a match in each seat.
@@ -120,14 +132,22 @@ async def seat_matches(session: Session, context: Context) -> Verdict:
                     status="failed",
                     detail=f'{where}: ready said "matches": "many", but the {nth} hello, {why}',
                     faults=[forfeit.reason],
+                    reuse=True,
                 )
             )
             break
         trouble = _trouble(outcome, seat)
         if trouble is not None:
             faults = sorted(split_counts(outcome.faults)[0][seat])
+            refused = _refusals(match.records, seat)
             seats.append(
-                SeatCheck(seat=seat, status="failed", detail=f"{where}: {trouble}", faults=faults)
+                SeatCheck(
+                    seat=seat,
+                    status="failed",
+                    detail=f"{where}: {trouble}",
+                    faults=faults,
+                    refused=refused,
+                )
             )
             break
         said = readies[0].matches
@@ -139,7 +159,7 @@ async def seat_matches(session: Session, context: Context) -> Verdict:
         if number < len(SEATS) and not match.reusable:
             why = "match_end did not reach it" if said == "many" else f'its ready said "{said}"'
             why = f"{where}: a tournament would not keep the process: {why}"
-            seats.append(SeatCheck(seat=seat, status="failed", detail=why))
+            seats.append(SeatCheck(seat=seat, status="failed", detail=why, reuse=True))
             break
         seats.append(SeatCheck(seat=seat, status="passed", detail=played))
     stopped = f"match {len(seats)} (seat {seats[-1].seat})"
@@ -196,40 +216,97 @@ async def matches_check(context: Context, ready: Ready | None, match: bool) -> V
     return await converse(context, seat_matches, "matches")
 
 
+def opponent_commands(context: Context) -> tuple[str, ...]:
+    """The commands of the bot's opponents: ``--opponent``'s, or the bundled bots'."""
+    return context.opponents or tuple(map(bundled_command, DEFAULT_OPPONENTS))
+
+
 async def match_check(context: Context) -> Verdict:
-    """A real match in each seat, A to D: a new process of the bot in it, the bundled random
-    bot in the three others, all started and sandboxed by the referee as ``referee match``
-    does. Every seat is played, so the report names each one that fails."""
-    seats = [await match_in(context, seat) for seat in SEATS]
-    return _by_seat(seats, f"seed {context.settings.seed}: no fault in any seat")
+    """``context.matches`` real matches, the bot in seats A to D in turn on the seeds chosen
+    for it (``seeds``), a new process of it in each, its opponents (the bundled heuristic and
+    random bots) around it, all started and sandboxed by the referee as ``referee match``
+    does. Every match is played, so the report names each one that fails; the situations the
+    bot met in them are counted into ``context.findings``."""
+    played = [await match_in(context, number) for number in range(context.matches)]
+    failed = [check for check in played if check.status == "failed"]
+    lines = [f"{_match_words(check)}: {check.detail}" for check in played]
+    if not failed:
+        seats = sorted({check.seat for check in played})
+        head = f"{_count(len(played), 'match', 'matches')} in {seats_text(seats)}: no fault"
+        return Verdict("passed", "\n".join([head, *lines]), tuple(played))
+    numbers = seat_letters([str(check.match) for check in failed])
+    where = seats_text(sorted({check.seat for check in failed}))
+    passed = len(played) - len(failed)
+    head = f"failed in match{'es' if len(failed) > 1 else ''} {numbers} ({where}"
+    head += f"; passed in {_count(passed, 'other match', 'others')})" if passed else ")"
+    silent = any(SANDBOX_SUSPECTS & set(check.faults) for check in failed)
+    return Verdict("failed", "\n".join([head, *lines]), tuple(played), silent=silent)
 
 
-async def match_in(context: Context, seat: Seat) -> SeatCheck:
-    commands = dict.fromkeys(SEATS, RANDOM_BOT) | {seat: context.command}
+def _count(number: int, one: str, many: str) -> str:
+    return f"{number} {one if number == 1 else many}"
+
+
+def _match_words(check: SeatCheck) -> str:
+    return f"match {check.match} (seat {check.seat}, seed {check.seed})"
+
+
+def _refusals(records: list[LogRecord], seat: Seat) -> list[str]:
+    """The reasons of the seat's refused answers, and the rules they broke, once each."""
+    found: dict[str, None] = {}
+    for record in records:
+        if type(record) is RejectedRecord and record.seat == seat:
+            found[record.reason] = None
+            if record.rule is not None:
+                found[record.rule] = None
+    return list(found)
+
+
+async def match_in(context: Context, number: int) -> SeatCheck:
+    """Match ``number`` (from 0) of the ``match`` check: its seed and seating (``seeds``)."""
+    seat, seed = seat_of(number), seed_of(number)
+    # the bounds of the context's sandbox, which a diagnosis may have raised
+    bounds = {name: getattr(context.sandbox.limits, name) for name in _BOUNDS}
+    settings = msgspec.structs.replace(context.settings, seed=seed, **bounds)
+    table = seating(number, context.command, opponent_commands(context))
+    commands = {seat: table[seat] for seat in SEATS}
     with contextlib.ExitStack() as stack:
         if context.kept is not None:
-            folder = context.kept / f"match-{seat}"
+            folder = context.kept / f"match-{number + 1}-{seat}"
         else:
             folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix=_TEMP)))
         log = folder / "match.jsonl"
-        sandbox = plan(context.sandbox.settings, context.settings, commands, [log.parent])
+        sandbox = plan(context.sandbox.settings, settings, commands, [log.parent])
+        # and the layers a diagnosis lifted from it (its plan seats the bot everywhere)
+        lifted = set(sandbox.report.seats[seat]) - set(context.sandbox.report.seats["A"])
+        if lifted:
+            sandbox = sandbox.lifted(tuple(map(Layer, lifted)))
         trace = None
         if context.trace is not None:
-            context.trace.heading(f"check match: a new process of the bot in seat {seat}")
+            context.trace.heading(
+                f"check match {number + 1}: a new process of the bot in seat {seat}, seed {seed}"
+            )
             trace = context.trace.for_seat(seat)
-        outcome = await run_match(context.settings, commands, log, sandbox, trace=trace)
+        outcome = await run_match(settings, commands, log, sandbox, trace=trace)
         try:
             records = read_log(log).records
         except Exception:  # the outcome below says what went wrong
             records = []
         _seat_times(records, seat, context.findings)
+        context.findings.situations.update(faced(records, seat))
         trouble = _trouble(outcome, seat)
         failure = outcome.failures.get(seat)
         stderr = failure.stderr if failure is not None else None
+    played = SeatCheck(seat=seat, status="passed", detail="", match=number + 1, seed=seed)
     if trouble is not None:
-        faults = sorted(split_counts(outcome.faults)[0][seat])
-        return SeatCheck(seat=seat, status="failed", detail=trouble, stderr=stderr, faults=faults)
+        return msgspec.structs.replace(
+            played,
+            status="failed",
+            detail=trouble,
+            stderr=stderr,
+            faults=sorted(split_counts(outcome.faults)[0][seat]),
+            refused=_refusals(records, seat),
+            again=shlex.join(["referee", "match", "--seed", str(seed), *commands.values()]),
+        )
     summary = f"{outcome.hands} hands, {outcome.end}: {outcome.detail}"
-    return SeatCheck(
-        seat=seat, status="passed", detail=f"{summary}, no fault{_refused(outcome, seat)}"
-    )
+    return msgspec.structs.replace(played, detail=f"{summary}, no fault{_refused(outcome, seat)}")

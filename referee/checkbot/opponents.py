@@ -1,18 +1,22 @@
 """A real ``Table`` with the checked bot's connection in one seat and random bots in the
 others, run in this process (the kit's loop over socket pairs): the ``matches`` check plays
 four such matches over one process of the bot, one in each seat, as a tournament that keeps
-it would."""
+it would. ``rehearse`` plays a whole match so, every seat a bundled bot's strategy: the seeds
+check-bot plays are chosen by it (``seeds``)."""
 
 from __future__ import annotations
 
+import importlib.util
 import io
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
+from functools import cache
 from typing import Final
 
 import trio
 
-from referee.bot import Bot, Decision
+from referee.bot import Bot, Decision, Strategy
+from referee.bundled import BOTS
 from referee.errors import BotFault
 from referee.match.connection import BotConnection
 from referee.match.outcome import MatchOutcome
@@ -29,12 +33,30 @@ OPPONENT: Final = "check-bot's random bot (in process)"
 
 
 def _random(decision: Decision) -> Action:
+    """The bundled random bot's choice: its ``rng`` is seeded from ``hello`` as the bot's is,
+    and ``legal_actions`` come in the referee's order, so it chooses as the bot would."""
     return decision.rng.choice(decision.legal_actions)
 
 
-async def _serve(stream: trio.SocketStream) -> None:
+@cache
+def bundled_strategy(name: str) -> Strategy:
+    """A bundled bot's strategy by its name (``random``, ``heuristic``), to play in this
+    process the moves its program would play: the heuristic bot's is its file's own
+    ``strategy`` (it has no randomness)."""
+    if name == "random":
+        return _random
+    path = BOTS / f"{name}_bot.py"
+    spec = importlib.util.spec_from_file_location(f"_check_bot_{name}", path)
+    assert spec is not None and spec.loader is not None, path
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    strategy: Strategy = module.strategy
+    return strategy
+
+
+async def _serve(stream: trio.SocketStream, strategy: Strategy = _random) -> None:
     """Answer the table's lines as a bot process would, until cancelled."""
-    bot = Bot(_random, "random", log=io.StringIO())
+    bot = Bot(strategy, "in process", log=io.StringIO())
     pending = b""
     while data := await stream.receive_some():
         *lines, pending = (pending + data).split(b"\n")
@@ -113,3 +135,26 @@ async def play_among_random_bots(
             for stream in streams:
                 await stream.aclose()
     return Played(outcome, parse_log(log.getvalue()).records, table.reusable(seat))
+
+
+async def rehearse(settings: MatchSettings, strategies: Mapping[Seat, Strategy]) -> list[LogRecord]:
+    """A whole match at a real ``Table``, each seat played in this process by its strategy:
+    its log's records (what ``situations.faced`` reads)."""
+    streams: list[trio.SocketStream] = []
+    connections: dict[Seat, BotConnection] = {}
+    log = io.BytesIO()
+    try:
+        async with trio.open_nursery() as nursery:
+            for seat in SEATS:
+                ours, theirs = (trio.SocketStream(s) for s in trio.socket.socketpair())
+                streams += [ours, theirs]
+                nursery.start_soon(_serve, theirs, strategies[seat])
+                connections[seat] = BotConnection(seat, ours, ours, settings.max_line_bytes)
+            commands = {seat: f"in process: {seat}" for seat in SEATS}
+            await Table(settings, connections, LogWriter(log), commands).play()
+            nursery.cancel_scope.cancel()
+    finally:
+        with trio.CancelScope(shield=True):
+            for stream in streams:
+                await stream.aclose()
+    return parse_log(log.getvalue()).records

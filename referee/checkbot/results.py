@@ -40,6 +40,17 @@ class SeatCheck(msgspec.Struct, frozen=True, kw_only=True):
     #: The reasons of its faults in that seat (``crashed``, ``timeout``...), or, when its
     #: process would not start the match, ``start_failed``.
     faults: list[str] = []
+    #: The reasons of its refused answers there, and the rules its illegal actions broke
+    #: (``bad_message``, ``illegal_action``, ``must_follow_suit``).
+    refused: list[str] = []
+    #: The ``match`` check's match, from 1, and its seed (None in the ``matches`` check).
+    match: int | None = None
+    seed: int | None = None
+    #: It failed at being kept for another match (no ready to the next hello, or not fit to
+    #: be kept), not in a match's play.
+    reuse: bool = False
+    #: When a ``match`` check's match failed: the command that plays it again.
+    again: str = ""
 
 
 class Check(msgspec.Struct, frozen=True, kw_only=True):
@@ -91,6 +102,15 @@ class DecisionTimes(msgspec.Struct, frozen=True, kw_only=True):
     max_ms: float | None
 
 
+class Met(msgspec.Struct, frozen=True, kw_only=True):
+    """A situation (``situations.SITUATIONS``) and how many times the bot met it: in the
+    ``match`` check's matches, and the refusal the ``rejected`` check provokes."""
+
+    name: str
+    title: str
+    count: int
+
+
 class CheckReport(msgspec.Struct, frozen=True, kw_only=True):
     """Every check of one bot command; ``ok`` only when every one passed."""
 
@@ -112,6 +132,11 @@ class CheckReport(msgspec.Struct, frozen=True, kw_only=True):
     #: Whether the sandbox made the first failed check fail (None: all passed, the sandbox
     #: was off, or this was not asked).
     diagnosis: Diagnosis | None = None
+    #: Every situation and how many times the bot met it (0: it did not come up).
+    situations: list[Met] = []
+    #: The opponents' commands in the ``match`` check's matches, and how many it asked for.
+    opponents: list[str] = []
+    matches: int = 0
 
 
 _T: Final = "PROTOCOL.md"
@@ -188,7 +213,8 @@ CHECKS: Final[tuple[CheckSpec, ...]] = (
     CheckSpec(
         "single_line",
         "every message is one line",
-        "Write each message as one line of compact JSON ended by \\n, never pretty-printed"
+        "Write each message as one line of compact JSON ended by a newline, never"
+        " pretty-printed"
         f' ({_T}: "Transport").',
     ),
     CheckSpec(
@@ -211,10 +237,10 @@ CHECKS: Final[tuple[CheckSpec, ...]] = (
     ),
     CheckSpec(
         "match",
-        "a full match through the referee in each seat, A to D, the bundled random bot in the"
-        " other three: no fault",
-        "Play a match with 'referee match', your bot in the seat that failed, and read the"
-        f' fault in its log ({_T}: "Faults").',
+        "full matches through the referee, in seats A to D in turn, on seeds chosen to meet"
+        " every situation (below), against the opponents: no fault",
+        "Play the match again with the command under the table ('again'), and read the fault"
+        f' in its log ({_T}: "Faults").',
     ),
 )
 SPECS: Final = {spec.name: spec for spec in CHECKS}
@@ -224,8 +250,8 @@ def _ms(value: float | None) -> str:
     return "-" if value is None else f"{value:.1f} ms"
 
 
-def seat_letters(seats: list[Seat]) -> str:
-    """``["A", "B", "C"]`` as "A, B and C"."""
+def seat_letters(seats: list[Seat] | list[str]) -> str:
+    """``["A", "B", "C"]`` as "A, B and C" (and match numbers alike)."""
     return seats[0] if len(seats) == 1 else f"{', '.join(seats[:-1])} and {seats[-1]}"
 
 
@@ -236,7 +262,7 @@ def seats_text(seats: list[Seat]) -> str:
 
 def _with_seats(check: Check) -> str:
     """A failed check's name, with the seats it failed in when it plays every seat."""
-    failed = [seat.seat for seat in check.seats if seat.status == "failed"]
+    failed = sorted({seat.seat for seat in check.seats if seat.status == "failed"})
     return f"{check.name} (in {seats_text(failed)})" if failed else check.name
 
 
@@ -258,10 +284,46 @@ def report_table(report: CheckReport) -> object:
         table.add_row(
             f"{check.name}\n[dim]{escape(check.title)}[/]",
             style[check.status],
-            markup(check.detail),  # may quote the bot's own bytes
-            *([markup(check.fix)] if fixes else []),
+            _cell(check.detail),  # may quote the bot's own bytes
+            *([_cell(check.fix)] if fixes else []),
         )
     return table
+
+
+def _cell(text: str) -> str:
+    """Text of several lines as a cell of as many lines: each line escaped on its own, so a
+    line break shows as one, never as a written ``\\n`` (which a bot's own bytes may be)."""
+    return "\n".join(map(markup, text.split("\n")))
+
+
+def situations_table(report: CheckReport) -> object:
+    """The situations the bot met, and how many times, as a rich ``Table``."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    played = f"{report.matches} match{'es' if report.matches != 1 else ''}"
+    table = Table(title=f"situations exercised ({played}; opponents below)", header_style="bold")
+    for column in ("situation", "what the bot faced", "times"):
+        table.add_column(column, overflow="fold", justify="right" if column == "times" else "left")
+    for met in report.situations:
+        count = str(met.count) if met.count else "[yellow]0: not met[/]"
+        table.add_row(met.name, escape(met.title), count)
+    return table
+
+
+def unmet_line(report: CheckReport) -> str | None:
+    """What did not come up, in words, or None when everything did (or no match was asked
+    for: ``--no-match``)."""
+    unmet = [met.name for met in report.situations if met.count == 0]
+    if not report.matches or not unmet:
+        return None
+    played = any(check.name == "match" and check.status != "skipped" for check in report.checks)
+    why = (
+        "the bot was not checked there (another --opponent or more --matches may bring them up)"
+        if played
+        else "the matches were not played"
+    )
+    return f"not exercised: {', '.join(unmet)}: {why}"
 
 
 def summary_lines(report: CheckReport) -> list[str]:
@@ -290,11 +352,13 @@ def summary_lines(report: CheckReport) -> list[str]:
         f"decisions: {times.count}; median {_ms(times.median_ms)}, p99 {_ms(times.p99_ms)},"
         f" max {_ms(times.max_ms)}",
         report.sandbox,
+        *([f"opponents: {'; '.join(map(shown, report.opponents))}"] if report.opponents else []),
         *(
             [f"kept: {shown(report.kept)} (each conversation's stderr, each match's log)"]
             if report.kept
             else []
         ),
+        *filter(None, [unmet_line(report)]),
         f"check-bot took {report.seconds:.2f} s",
         verdict,
     ]
@@ -313,6 +377,8 @@ def report_lines(report: CheckReport, width: int = 120, color: bool = False) -> 
         emoji=False,  # a bot's ":smile:" stays as it wrote it
     )
     console.print(report_table(report))
+    if report.matches and report.situations:
+        console.print(situations_table(report))
     lines = buffer.getvalue().rstrip("\n").split("\n")
     return lines + why_lines(report) + summary_lines(report)
 
@@ -328,8 +394,11 @@ def why_lines(report: CheckReport) -> list[str]:
             lines += [f"{check.name}:", *stderr_lines(check.stderr)]
         lines += [f"  {shown(hint)}" for hint in check.hints]
         for seat in check.seats:
+            where = f"seat {seat.seat}" if seat.match is None else f"match {seat.match}"
             if seat.stderr is not None:
-                lines += [f"{check.name}, seat {seat.seat}:", *stderr_lines(seat.stderr)]
+                lines += [f"{check.name}, {where}:", *stderr_lines(seat.stderr)]
+            if seat.again:
+                lines.append(f"again ({where}, seat {seat.seat}): {shown(seat.again)}")
     diagnosis = report.diagnosis
     if diagnosis is not None:
         times = f"{diagnosis.runs} more time{'s' if diagnosis.runs != 1 else ''}"

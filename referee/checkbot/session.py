@@ -10,6 +10,7 @@ input is closed: an answer that then comes out as it exits had waited in its out
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field
@@ -70,6 +71,8 @@ class Findings:
     ignored: list[str] = field(default_factory=list)
     #: Seconds per decision: ``act`` written to the answer read.
     decisions: list[float] = field(default_factory=list)
+    #: The situations the bot met (``situations.SITUATIONS``), each with how many times.
+    situations: Counter[str] = field(default_factory=Counter)
 
 
 Kind = Literal["message", "malformed", "silent", "unflushed", "exited", "too_long", "not_reading"]

@@ -81,6 +81,11 @@ class Context:
     kept: Path | None = None
     #: ``--debug``: every line to and from the bot, and its stderr.
     trace: WireTrace | None = None
+    #: The whole matches the ``match`` check plays (``seeds``: their seeds and seats).
+    matches: int = 8
+    #: The opponents' commands, seated in turn around the bot (empty: the bundled heuristic
+    #: and random bots).
+    opponents: tuple[str, ...] = ()
 
     def stderr_file(self, name: str) -> Path | None:
         """Where the stderr of the conversation ``name`` is copied."""

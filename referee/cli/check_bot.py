@@ -31,10 +31,34 @@ def check_bot_command(
         bool,
         typer.Option(
             "--match/--no-match",
-            help="Play whole matches: one in each seat, A to D, against the bundled random"
-            ' bot, and for a bot that says "matches": "many" one in each seat in one process.',
+            help="Play whole matches (--matches of them, against --opponent), and for a bot"
+            ' that says "matches": "many" one in each seat in one process.',
         ),
     ] = True,
+    matches: Annotated[
+        int,
+        typer.Option(
+            "--matches",
+            metavar="N",
+            min=1,
+            max=1000,
+            help="Whole matches to play, the bot in seats A to D in turn, on seeds chosen so"
+            " that the first 8 between them lead it into every situation listed under the"
+            " table (each trump; a trump led while it holds a trump whose low half is the"
+            " trump number, [2|6] with twos trump; voids; all-tricks contracts...).",
+        ),
+    ] = 8,  # checkbot.seeds.DEFAULT_MATCHES (imported here, it would slow every command)
+    opponents: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--opponent",
+            metavar="CMD",
+            help="An opponent's command, one string split as a shell would; repeat it for"
+            " more, seated in turn around the bot. Default: the bundled heuristic bot and"
+            " the bundled random bot (the seeds were chosen with them).",
+            show_default=False,
+        ),
+    ] = None,
     diagnose: Annotated[
         bool,
         typer.Option(
@@ -48,7 +72,9 @@ def check_bot_command(
     output: Annotated[Output, output_options("the report", debug=True)],
 ) -> None:
     """Check that a bot speaks the protocol: every message and phase, a refusal, unknown
-    messages and fields, the end of a match, then a full match in each seat; with what to fix.
+    messages and fields, the end of a match, then whole matches in every seat on chosen
+    seeds, under the limits and sandbox a competition gives; with what to fix, and the
+    situations the bot met.
 
     Exits 0 only when every check passed; 1 when one failed; 2 for a usage mistake.
     """
@@ -61,12 +87,18 @@ def check_bot_command(
     why = problem(command)
     if why is not None:
         raise fail(why)
+    for opponent in opponents or []:
+        why = problem(opponent)
+        if why is not None:
+            raise fail(f"--opponent: {why}")
     try:
         report = check_bot(
             command,
             sandbox=sandbox_settings(sandbox),
             limits=MatchLimits(**limits),
             match=match,
+            matches=matches,
+            opponents=tuple(opponents or ()),
             diagnose=diagnose,
             trace=output.trace(),
             say=lambda line: typer.echo(line, err=True),

@@ -12,7 +12,10 @@ from support.bot_commands import python
 from support.processes import BOTS
 
 from referee.checkbot import CheckReport, check_bot, report_lines
+from referee.checkbot.advice import ADVICE
 from referee.checkbot.matches import seat_matches
+from referee.checkbot.results import SPECS
+from referee.checkbot.seeds import seed_of
 from referee.checkbot.session import Findings
 from referee.checkbot.steps import Context, converse
 from referee.rules import SEATS
@@ -32,19 +35,21 @@ def detail(report: CheckReport, name: str) -> list[str]:
 def test_a_bot_that_crashes_in_c_and_d_fails_the_match_in_those_seats() -> None:
     # Its scripted conversations are all in seat A, where it plays well: before check-bot
     # played every seat, this bot passed every check and forfeited its first match from C.
-    report = check_bot(python(BOTS / "seat_crash_bot.py"))
+    report = check_bot(python(BOTS / "seat_crash_bot.py"), diagnose=False)
     failed = {check.name for check in report.checks if check.status == "failed"}
     assert not report.ok and failed == {"match"}, "\n".join(report_lines(report))
-    assert by_seat(report, "match") == {"A": "passed", "B": "passed", "C": "failed", "D": "failed"}
-    head, *seats = detail(report, "match")
-    assert head == "failed in seats C and D (passed in A and B)"
-    assert [line.split(":")[0] for line in seats] == ["seat A", "seat B", "seat C", "seat D"]
-    for line, seat in zip(seats[2:], "CD", strict=True):
-        assert line.startswith(f"seat {seat}: faults of seat {seat}: crashed x1")
-        assert f"no strategy for seat {seat}" in line  # the end of its stderr
     match = next(check for check in report.checks if check.name == "match")
-    assert match.fix.startswith("The bot exited here: its stderr (in the detail) says why.")
-    assert "your bot in the seat that failed" in match.fix
+    outcomes = [(seat.seat, seat.status) for seat in match.seats]
+    assert outcomes == [("A", "passed"), ("B", "passed"), ("C", "failed"), ("D", "failed")] * 2
+    head, *matches = detail(report, "match")
+    assert head == "failed in matches 3, 4, 7 and 8 (seats C and D; passed in 4 others)"
+    for line, number in zip(matches, range(1, 9), strict=True):
+        seat = "ABCD"[(number - 1) % 4]
+        assert line.startswith(f"match {number} (seat {seat}, seed {seed_of(number - 1)}): ")
+        if seat in "CD":
+            assert f"faults of seat {seat}: crashed x1" in line
+            assert f"no strategy for seat {seat}" in line  # the end of its stderr
+    assert match.fix.split("\n") == [ADVICE["crashed"], SPECS["match"].fix]
     assert report_lines(report)[-1] == "NOT OK: failed match (in seats C and D)"
     # the JSON report carries the seats too
     again = msgspec.json.decode(msgspec.json.encode(report), type=CheckReport)
