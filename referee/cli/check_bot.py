@@ -53,7 +53,8 @@ def check_bot_command(
         typer.Option(
             "--opponent",
             metavar="CMD",
-            help="An opponent's command, one string split as a shell would; repeat it for"
+            help="An opponent's command, one string split as a shell would, or a bundled"
+            " bot's name (bundled:heuristic; 'referee bots' lists them); repeat it for"
             " more, seated in turn around the bot. Default: the bundled heuristic bot and"
             " the bundled random bot (the seeds were chosen with them).",
             show_default=False,
@@ -87,7 +88,8 @@ def check_bot_command(
     why = problem(command)
     if why is not None:
         raise fail(why)
-    for opponent in opponents or []:
+    opponents = [resolved(opponent) for opponent in opponents or []]
+    for opponent in opponents:
         why = problem(opponent)
         if why is not None:
             raise fail(f"--opponent: {why}")

@@ -48,6 +48,18 @@ def test_a_missing_opponent_is_a_usage_mistake(tmp_path: Path) -> None:
     assert zero.returncode == USAGE and "--matches" in zero.stderr
 
 
+def test_an_opponent_named_as_a_bundled_bot_is_its_command(tmp_path: Path) -> None:
+    done = referee(
+        "check-bot", RANDOM_BOT, "--matches", "1", "--opponent", "bundled:random", "--json",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["opponents"] == [RANDOM_BOT]  # the command, not the name
+    unknown = referee("check-bot", RANDOM_BOT, "--opponent", "bundled:nobody", cwd=tmp_path)
+    assert unknown.returncode == USAGE
+    assert unknown.stderr.startswith("referee: --opponent: bundled:nobody: no such bundled bot")
+
+
 def test_the_memory_limit_reaches_the_bot_in_its_matches() -> None:
     # 128 MiB taken in hand 4, which no scripted conversation reaches: under a competition's
     # 64 MiB the match says memory_limit, and the fix says what to do about it.
