@@ -206,6 +206,8 @@ async def _checked(
         ],
         opponents=list(opponent_commands(context)) if match else [],
         matches=context.matches,
+        stderr=context.findings.stderr,
+        runs=context.findings.runs,
     )
 
 

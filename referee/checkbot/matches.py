@@ -294,6 +294,7 @@ async def match_in(context: Context, number: int) -> SeatCheck:
             records = []
         _seat_times(records, seat, context.findings)
         context.findings.situations.update(faced(records, seat))
+        context.findings.wrote(outcome.stderr.get(seat))
         trouble = _trouble(outcome, seat)
         failure = outcome.failures.get(seat)
         stderr = failure.stderr if failure is not None else None

@@ -9,6 +9,7 @@ from typing import Final, Literal
 import msgspec
 
 from referee.match.process import EXIT_GRACE, StderrTail
+from referee.match.stderr_lines import StderrTotals
 from referee.rules import Seat
 from referee.terminal.escapes import markup, shown
 
@@ -137,6 +138,9 @@ class CheckReport(msgspec.Struct, frozen=True, kw_only=True):
     #: The opponents' commands in the ``match`` check's matches, and how many it asked for.
     opponents: list[str] = []
     matches: int = 0
+    #: What the bot wrote on stderr over its runs (each conversation and match): no fault.
+    stderr: StderrTotals | None = None
+    runs: int = 0
 
 
 _T: Final = "PROTOCOL.md"
@@ -359,6 +363,7 @@ def summary_lines(report: CheckReport) -> list[str]:
             else []
         ),
         *filter(None, [unmet_line(report)]),
+        *stderr_warning(report),
         f"check-bot took {report.seconds:.2f} s",
         verdict,
     ]
@@ -408,4 +413,20 @@ def why_lines(report: CheckReport) -> list[str]:
         )
         if diagnosis.fix:
             lines.append(f"  fix: {shown(diagnosis.fix)}")
+    return lines
+
+
+def stderr_warning(report: CheckReport) -> list[str]:
+    """A warning, not a failure, when the bot wrote lines shaped like errors on stderr: an
+    exception it caught and played on from is charged nothing in a match, yet it is
+    probably a bug (escaped: print without markup)."""
+    written = report.stderr
+    if written is None or not written.error_lines:
+        return []
+    lines = [
+        f"warning: it wrote {written.error_lines} error-like line"
+        f"{'s' if written.error_lines != 1 else ''} on stderr in {written.error_matches} of"
+        f" {report.runs} runs (no fault, but maybe an error it caught); the most frequent:"
+    ]
+    lines += [f"  ({count}) {shown(line)}" for line, count in written.most_frequent()]
     return lines

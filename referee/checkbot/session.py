@@ -30,6 +30,7 @@ from referee.errors import (
     reason_code,
 )
 from referee.match.process import BotProcess, exit_status
+from referee.match.stderr_lines import StderrSummary, StderrTotals
 from referee.match.trace import WireTrace
 from referee.sandbox.policy import SandboxPlan
 from referee.sandbox.seats import MatchJails
@@ -73,6 +74,15 @@ class Findings:
     decisions: list[float] = field(default_factory=list)
     #: The situations the bot met (``situations.SITUATIONS``), each with how many times.
     situations: Counter[str] = field(default_factory=Counter)
+    #: What it wrote on stderr in each run (a conversation or a match): no fault, yet an
+    #: error it caught is for its author to see.
+    stderr: StderrTotals = field(default_factory=StderrTotals)
+    runs: int = 0
+
+    def wrote(self, summary: StderrSummary | None) -> None:
+        """One more run, and what the bot wrote on stderr in it."""
+        self.runs += 1
+        self.stderr.add([summary] if summary is not None else [])
 
 
 Kind = Literal["message", "malformed", "silent", "unflushed", "exited", "too_long", "not_reading"]
@@ -325,6 +335,7 @@ async def started(
             finally:
                 with trio.CancelScope(shield=True):
                     await bot.close()
+                findings.wrote(bot.stderr.scan.summary())
                 nursery.cancel_scope.cancel()
     finally:
         jails.close()

@@ -168,3 +168,18 @@ def test_a_league_shows_each_versions_stderr(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     page = (tmp_path / "league.html").read_text()
     assert '<section id="stderr">' in page and "KeyError: &#39;trump&#39;" in page
+
+
+def test_check_bot_passes_a_bot_that_caught_its_errors_and_warns(tmp_path: Path) -> None:
+    caught = python(CAUGHT, "--every", "7")
+    done = referee("check-bot", caught, cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[-1] == "OK: every check passed"
+    warning = next(index for index, line in enumerate(lines) if line.startswith("warning:"))
+    assert "error-like lines on stderr" in lines[warning]
+    assert {lines[warning + 1].split(") ", 1)[1], lines[warning + 2].split(") ", 1)[1]} == {
+        "KeyError: 'trump'", "Traceback (most recent call last):",
+    }  # fmt: skip
+    quiet = referee("check-bot", RANDOM_BOT, "--matches", "1", cwd=tmp_path)
+    assert quiet.returncode == 0 and "warning:" not in quiet.stdout
