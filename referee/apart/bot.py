@@ -21,11 +21,11 @@ from referee.apart.calls import Output, SeatClosed, SeatStarted, TimeoutCheck
 from referee.apart.link import SeatLink
 from referee.errors import BotCrashed, BotFault, BotNotReading, BotTimeout
 from referee.match.connection import INPUT_CLOSED, BotConnection
-from referee.match.faults import gone
 from referee.match.outcome import SeatLost
 from referee.match.process import StderrSink
 from referee.match.trace import WireTrace
 from referee.rules.tiles import Seat
+from referee.sandbox.overruns import explicable
 
 #: Seconds the host may take to say how a bot that went away ended (it waits up to a second).
 EXPLAIN_WITHIN: Final = 5.0
@@ -194,15 +194,17 @@ class RemoteBot:
 
     async def explain(self, fault: BotFault) -> BotFault:
         """A timeout is first a question of whether the seat is still there (it is lost if
-        not) and whether its bot stopped reading; a bot gone away is explained on its host."""
+        not) and whether its bot stopped reading; a bot gone away, or whose lines name a
+        bound it went over, is explained on its host."""
         if isinstance(fault, BotTimeout):
             state: TimeoutCheck = await self.link.ask("state", self._carried)
             if state.stuck:  # a write waits for the bot: it stopped reading
                 return BotNotReading("the bot stopped reading its input")
             if not state.taken:  # the act never reached the bot in time
                 raise self.link.lose("its act reached its worker only after the deadline")
-            return fault
-        if not gone(fault):
+            if not fault.said:  # else its words may name a bound: its host knows which
+                return fault
+        if not explicable(fault):
             return fault
         try:
             precise: BotFault = await self.link.ask("explain", fault, within=EXPLAIN_WITHIN)

@@ -29,19 +29,14 @@ import signal
 from pathlib import Path
 from typing import Final
 
-from referee.errors import (
-    BotFault,
-    CpuLimit,
-    FileSizeLimit,
-    MemoryLimit,
-    ProcessLimit,
-)
+from referee.errors import BotCrashed, BotFault, BotNotReading
 from referee.record.sandbox import Layer
 from referee.rules.tiles import Seat
 from referee.sandbox import (
     cgroups,
     landlock,
     libc,
+    overruns,
     paths,
     private_root,
     root_tree,
@@ -325,27 +320,42 @@ class SeatJail:
         if self.cgroup is not None:
             self.cgroup.kill()
 
-    def explain(self, fault: BotFault, returncode: int | None) -> BotFault:
-        """The precise fault when the bot was stopped by one of its bounds."""
-        limits = self.limits
-        if returncode == -signal.SIGXCPU:
-            return CpuLimit(f"a process of the bot used its {limits.cpu_seconds} s of CPU")
-        if returncode == -signal.SIGXFSZ:
-            return FileSizeLimit(f"the bot wrote a file over {limits.file_size_mb} MiB")
-        if self.cgroup is not None and self.cgroup.hit_memory_bound():
-            return MemoryLimit(
-                f"the bot's processes reached the memory bound of {limits.memory_mb} MiB"
-            )
-        if self.cgroup is not None and self.cgroup.hit_process_bound():
-            return ProcessLimit(
-                f"the bot's tree reached its bound of {limits.max_processes} processes"
-            )
+    def explain(
+        self,
+        fault: BotFault,
+        returncode: int | None,
+        stdout: tuple[str, ...] = (),
+        stderr: tuple[str, ...] = (),
+    ) -> BotFault:
+        """The precise fault when the bot went over one of its bounds (``overruns.charged``):
+        ``stdout`` is what it wrote in the exchange that failed, ``stderr`` its last words."""
+        gone = returncode is not None or isinstance(fault, BotCrashed | BotNotReading)
+        cgroup = self.cgroup if gone else None  # a bot still answering: its words alone
+        evidence = overruns.Evidence(
+            returncode=returncode,
+            oom_killed=cgroup is not None and cgroup.hit_memory_bound(),
+            forks_refused=cgroup is not None and cgroup.hit_process_bound(),
+            stdout=stdout,
+            stderr=stderr,
+            bounds=self.bounds,
+        )
+        precise = overruns.charged(fault, evidence, self.limits)
+        if precise is not fault:
+            return precise
         if returncode == SETUP_FAILED:
             return type(fault)(
                 f"{fault}; exit status {SETUP_FAILED}: the sandbox could not be entered, or the"
                 " bot exited with that status (its stderr says which)"
             )
         return fault
+
+    @property
+    def bounds(self) -> frozenset[overruns.Bound]:
+        """The bounds in force for the bot: memory, CPU and file size always (rlimits, and
+        the control group); processes where a control group or ``RLIMIT_NPROC`` binds."""
+        if self.cgroup is not None or self.nproc is not None:
+            return overruns.BOUNDS
+        return overruns.BOUNDS - {"processes"}
 
     def next_match(self, pid: int) -> str | None:
         """Make a kept bot's sandbox ready for its next match: its scratch directory emptied,
