@@ -1,0 +1,17 @@
+"""A Python bot that goes over one of its seat's bounds when greeted, before it says ready:
+``memory`` keeps a mebibyte more at a time, ``processes`` starts threads for a pool far
+larger than the seat allows. Python's own words (``MemoryError``, ``can't start new thread``)
+end its stderr."""
+
+import sys
+import threading
+import time
+
+sys.stdin.readline()  # hello
+if sys.argv[1] == "memory":
+    kept = []
+    while True:
+        kept.append(bytearray(1 << 20))
+for _ in range(256):
+    threading.Thread(target=time.sleep, args=(60,), daemon=True).start()
+print('{"type":"ready","name":"hog"}', flush=True)
