@@ -22,7 +22,7 @@ from referee.errors import (
     TooManyRejections,
     reason_code,
 )
-from referee.sandbox.overruns import BOUNDS, QUOTED_CHARS, Evidence, charged, quoted
+from referee.sandbox.overruns import BOUNDS, QUOTED_CHARS, Bound, Evidence, charged, quoted
 from referee.settings import MatchLimits
 
 LIMITS = MatchLimits(memory_mb=64, max_processes=16, cpu_seconds=5, file_size_mb=8)
@@ -121,17 +121,17 @@ def test_a_jvm_thread_warning_on_stdout_is_the_process_bound_however_the_fault_s
 
 
 @pytest.mark.parametrize(("bound", "lines"), WORDS, ids=[lines[-1][:40] for _, lines in WORDS])
-def test_a_runtimes_last_words_name_its_bound(bound: str, lines: tuple[str, ...]) -> None:
+def test_a_runtimes_last_words_name_its_bound(bound: Bound, lines: tuple[str, ...]) -> None:
     fault = charged(CRASHED, Evidence(returncode=1, stderr=lines), LIMITS)
     assert type(fault) is BOUND_FAULTS[bound]
     assert "its runtime wrote on stderr: " in str(fault)
 
 
 @pytest.mark.parametrize(("bound", "lines"), WORDS, ids=[lines[-1][:40] for _, lines in WORDS])
-def test_a_bound_not_in_force_is_never_named(bound: str, lines: tuple[str, ...]) -> None:
+def test_a_bound_not_in_force_is_never_named(bound: Bound, lines: tuple[str, ...]) -> None:
     # A thread refused on a machine with no process bound (a root seat without a uid or a
     # control group) is the machine's, not the seat's bound: the crash stays a crash.
-    bounds = BOUNDS - {bound}  # type: ignore[operator]
+    bounds = BOUNDS - {bound}
     evidence = Evidence(returncode=1, stderr=lines, bounds=bounds)
     assert charged(CRASHED, evidence, LIMITS) is CRASHED
 
