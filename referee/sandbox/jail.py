@@ -49,6 +49,7 @@ from referee.sandbox.policy import SandboxPlan
 from referee.sandbox.reaper import GROUP, MOUNT, Reaper
 from referee.sandbox.sysinfo import SysinfoAnswers
 
+Lines = tuple[str, ...]
 #: Exit status of a child whose sandbox could not be entered.
 SETUP_FAILED: Final = 125
 MIB: Final = 1 << 20
@@ -321,41 +322,24 @@ class SeatJail:
             self.cgroup.kill()
 
     def explain(
-        self,
-        fault: BotFault,
-        returncode: int | None,
-        stdout: tuple[str, ...] = (),
-        stderr: tuple[str, ...] = (),
+        self, fault: BotFault, returncode: int | None, stdout: Lines = (), stderr: Lines = ()
     ) -> BotFault:
         """The precise fault when the bot went over one of its bounds (``overruns.charged``):
-        ``stdout`` is what it wrote in the exchange that failed, ``stderr`` its last words."""
+        ``stdout`` is what it wrote in the exchange that failed, ``stderr`` its last words.
+        The control group's counters are read for a bot gone away, never one answering."""
         gone = returncode is not None or isinstance(fault, BotCrashed | BotNotReading)
-        cgroup = self.cgroup if gone else None  # a bot still answering: its words alone
-        evidence = overruns.Evidence(
-            returncode=returncode,
-            oom_killed=cgroup is not None and cgroup.hit_memory_bound(),
-            forks_refused=cgroup is not None and cgroup.hit_process_bound(),
-            stdout=stdout,
-            stderr=stderr,
-            bounds=self.bounds,
-        )
+        cgroup = self.cgroup if gone else None
+        oom, forks = (cgroup.hit_memory_bound(), cgroup.hit_process_bound()) if cgroup else (0, 0)
+        binds = self.cgroup is not None or self.nproc is not None  # else root's: unbounded
+        bounds = overruns.BOUNDS if binds else overruns.BOUNDS - {"processes"}
+        evidence = overruns.Evidence(returncode, bool(oom), bool(forks), stdout, stderr, bounds)
         precise = overruns.charged(fault, evidence, self.limits)
-        if precise is not fault:
-            return precise
-        if returncode == SETUP_FAILED:
+        if precise is fault and returncode == SETUP_FAILED:
             return type(fault)(
                 f"{fault}; exit status {SETUP_FAILED}: the sandbox could not be entered, or the"
                 " bot exited with that status (its stderr says which)"
             )
-        return fault
-
-    @property
-    def bounds(self) -> frozenset[overruns.Bound]:
-        """The bounds in force for the bot: memory, CPU and file size always (rlimits, and
-        the control group); processes where a control group or ``RLIMIT_NPROC`` binds."""
-        if self.cgroup is not None or self.nproc is not None:
-            return overruns.BOUNDS
-        return overruns.BOUNDS - {"processes"}
+        return precise
 
     def next_match(self, pid: int) -> str | None:
         """Make a kept bot's sandbox ready for its next match: its scratch directory emptied,

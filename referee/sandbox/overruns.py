@@ -62,7 +62,8 @@ SIGNS: Final[tuple[tuple[Bound, re.Pattern[str]], ...]] = (
         "memory",
         re.compile(
             r"insufficient memory for the Java Runtime|Native memory allocation \((mmap|malloc)\)"
-            r"|java\.lang\.OutOfMemoryError(?!: unable to create)|os::commit_memory.*(Not enough space|errno=12)"
+            r"|java\.lang\.OutOfMemoryError(?!: unable to create)"
+            r"|os::commit_memory.*(Not enough space|errno=12)"
             r"|^\s*MemoryError\b|\bMemoryError: |JavaScript heap out of memory"
             r"|Fatal process out of memory|Array buffer allocation failed"
             r"|runtime: out of memory|memory allocation of \d+ bytes failed|std::bad_alloc"
