@@ -21,11 +21,12 @@ from referee.apart.calls import Output, SeatClosed, SeatStarted, TimeoutCheck
 from referee.apart.link import SeatLink
 from referee.errors import BotCrashed, BotFault, BotNotReading, BotTimeout
 from referee.match.connection import INPUT_CLOSED, BotConnection
+from referee.match.faults import gone
 from referee.match.outcome import SeatLost
 from referee.match.process import StderrSink
 from referee.match.trace import WireTrace
 from referee.rules.tiles import Seat
-from referee.sandbox.overruns import explicable
+from referee.sandbox.overruns import BOUNDS, explicable, runtime_words
 
 #: Seconds the host may take to say how a bot that went away ended (it waits up to a second).
 EXPLAIN_WITHIN: Final = 5.0
@@ -202,10 +203,10 @@ class RemoteBot:
                 return BotNotReading("the bot stopped reading its input")
             if not state.taken:  # the act never reached the bot in time
                 raise self.link.lose("its act reached its worker only after the deadline")
-            if not fault.said:  # else its words may name a bound: its host knows which
-                return fault
         if not explicable(fault):
             return fault
+        if not gone(fault) and runtime_words(fault.said, BOUNDS) is None:
+            return fault  # still there, and no word of a bound: nothing for its host to add
         try:
             precise: BotFault = await self.link.ask("explain", fault, within=EXPLAIN_WITHIN)
         except SeatLost:

@@ -4,6 +4,7 @@ runtime's words: ``overruns.charged`` in memory, over the lines real runtimes wr
 from __future__ import annotations
 
 import signal
+from pathlib import Path
 
 import pytest
 
@@ -22,6 +23,7 @@ from referee.errors import (
     TooManyRejections,
     reason_code,
 )
+from referee.sandbox.cgroups import SeatCgroup
 from referee.sandbox.overruns import BOUNDS, QUOTED_CHARS, Bound, Evidence, charged, quoted
 from referee.settings import MatchLimits
 
@@ -222,3 +224,36 @@ def test_the_quoted_line_is_cut_and_escaped() -> None:
     assert quoted(line) in detail
     assert len(quoted(line)) < QUOTED_CHARS + 30
     assert quoted(line).endswith("…'")
+
+
+def _group(folder: Path, unified: bool) -> SeatCgroup:
+    """A seat's group over files of the kernel's formats in ``folder``, its zero taken."""
+    group = SeatCgroup.__new__(SeatCgroup)
+    group.memory = group.pids = folder
+    group.unified = unified
+    (folder / "memory.events").write_text("low 0\nhigh 0\nmax 40\noom 0\noom_kill 0\n")
+    (folder / "memory.oom_control").write_text("oom_kill_disable 0\nunder_oom 0\noom_kill 0\n")
+    (folder / "pids.events").write_text("max 0\n")
+    group.rebase()
+    return group
+
+
+@pytest.mark.parametrize("unified", [True, False], ids=["v2", "v1"])
+def test_the_control_groups_counters_as_the_kernel_writes_them(
+    tmp_path: Path, unified: bool
+) -> None:
+    group = _group(tmp_path, unified)
+    # The page cache filling the group up to its bound is no fault.
+    (tmp_path / "memory.events").write_text("low 0\nhigh 0\nmax 900\noom 0\noom_kill 0\n")
+    assert not group.hit_memory_bound() and not group.hit_process_bound()
+    (tmp_path / "pids.events").write_text("max 3\n")
+    assert group.hit_process_bound() and not group.hit_memory_bound()
+    if unified:  # an allocation failed at the bound: v2 counts it even when nothing was killed
+        (tmp_path / "memory.events").write_text("low 0\nhigh 0\nmax 901\noom 1\noom_kill 0\n")
+    else:
+        (tmp_path / "memory.oom_control").write_text(
+            "oom_kill_disable 0\nunder_oom 0\noom_kill 1\n"
+        )
+    assert group.hit_memory_bound()
+    group.rebase()  # a kept bot's next match starts from zero again
+    assert not group.hit_memory_bound() and not group.hit_process_bound()
