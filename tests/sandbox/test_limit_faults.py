@@ -18,6 +18,7 @@ import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from support.unprivileged import nobodys_folder, referee_as_nobody, why_not
@@ -73,7 +74,7 @@ def hogs() -> Iterator[dict[str, list[str]]]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def _play(user: str, commands: list[str], options: list[str]) -> dict[str, object]:
+def _play(user: str, commands: list[str], options: list[str]) -> dict[str, Any]:
     """One match of the four commands, the referee run as ``user``: its outcome."""
     args = ["match", *commands, "--json", "--seed", "7", *options]
     if user == "root":
@@ -88,7 +89,7 @@ def _play(user: str, commands: list[str], options: list[str]) -> dict[str, objec
         with nobodys_folder() as folder:
             run = referee_as_nobody(folder, *args, "--log", str(folder / "m.jsonl"), timeout=120)
     assert run.returncode == 0, run.stdout + run.stderr
-    outcome: dict[str, object] = json.loads(run.stdout)
+    outcome: dict[str, Any] = json.loads(run.stdout)
     return outcome
 
 
@@ -103,7 +104,7 @@ def _user(user: str) -> None:
 
 
 def _charged(
-    outcome: dict[str, object], kinds: dict[str, str], bound: str, user: str
+    outcome: dict[str, Any], kinds: dict[str, str], bound: str, user: str
 ) -> dict[str, str]:
     """Every seat charged the bound's fault, its detail quoting the runtime where no control
     group counted it; the details, by seat."""
@@ -148,3 +149,20 @@ def test_python_and_node_over_their_bound_are_charged_the_bound(
     commands = [shlex.join([*hogs[kinds[seat]], bound]) for seat in "ABCD"]
     outcome = _play(user, commands, BOUNDS[bound][0])
     _charged(outcome, kinds, bound, user)
+
+
+@pytest.mark.parametrize("user", ["root", "nobody"])
+def test_a_thread_refused_and_told_on_stdout_is_the_process_bound(
+    hogs: dict[str, list[str]], user: str
+) -> None:
+    # The bot lives on, having written Python's words where its answers go: silence follows,
+    # and the words, not the silence, are what is charged — by the control group's count
+    # too, none counted here while the bot is still running.
+    _user(user)
+    command = shlex.join([*hogs["python"], "processes", "--caught"])
+    options = [*BOUNDS["processes"][0], "--startup-timeout", "2"]
+    outcome = _play(user, [command] * 4, options)
+    details = _charged(outcome, dict.fromkeys("ABCD", "python"), "processes", "nobody")
+    for detail in details.values():
+        assert 'its runtime wrote on stdout: "RuntimeError: can\'t start new thread"' in detail
+        assert detail.endswith("(seen as timeout)"), detail
