@@ -89,10 +89,10 @@ class StderrSink:
         self.dropped = 0
         self._tail = b""  # the last bytes, for the fault's detail and the failure's lines
         self._newlines = 0
+        self._marked = 0  # lines written before the bot's last accepted answer
         self._ends_line = True
         self._file: BinaryIO | None = None  # opened at the first byte: most bots write none
         self._copied = False
-        self._marked = 0  # lines written before the bot's last accepted answer
 
     def write(self, data: bytes | bytearray) -> None:
         self._tail = (self._tail + bytes(data[-_TAIL_BYTES:]))[-_TAIL_BYTES:]
