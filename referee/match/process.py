@@ -72,8 +72,7 @@ class StderrTail(msgspec.Struct, frozen=True):
 TAIL_LINES: Final = 20
 TAIL_LINE_CHARS: Final = 300
 _TAIL_BYTES: Final = 8192
-#: Lines of a bot's last words looked through for a bound's name (a runtime's report of its
-#: end goes on for a native stack trace or two: node's is some 20 lines).
+#: Lines of a bot's last words looked through for a bound's name (node's report is 20 long).
 _LAST_WORDS: Final = 64
 
 
@@ -137,8 +136,7 @@ class StderrSink:
         self._marked = self._newlines + (0 if self._ends_line else 1)
 
     def since_mark(self) -> list[str]:
-        """The lines (as ``last_lines`` cuts them) written since the bot's last accepted
-        answer: its last words, which may name the bound it went over."""
+        """The lines written since the bot's last accepted answer (cut as ``last_lines``)."""
         written = self._newlines + (0 if self._ends_line else 1) - self._marked
         return self.last_lines(min(written, _LAST_WORDS)) if written > 0 else []
 
@@ -417,11 +415,10 @@ class BotProcess:
         return code
 
     async def explain(self, fault: BotFault) -> BotFault:
-        """The fault a bot is charged with: a sandbox bound's when one stopped it (its
-        signal, its control group's counters, or its runtime's words on stdout or stderr:
-        ``overruns``), else ``fault`` — for a bot that went away, with how it ended and the
-        last line of its stderr. A bot still running is not waited for: a timeout, or answers
-        refused, are judged on what it wrote in the exchange."""
+        """The fault a bot is charged with: a sandbox bound's when one stopped it (``overruns``:
+        its signal, its control group's counters, its runtime's words), else ``fault`` — for a
+        bot gone away with how it ended and its stderr's last line. One still running is not
+        waited for: a timeout or refused answers are judged on what it wrote in the exchange."""
         went = isinstance(fault, BotCrashed | BotNotReading)
         ended = self.process.returncode is not None
         if not explicable(fault) or not (went or ended or fault.said):
