@@ -149,6 +149,11 @@ class IllegalActionAnswer(Rejection):
 class BotFault(BotError):
     """A fault: the fault policy applies (forfeit, or a seeded random action and a strike)."""
 
+    #: The lines the bot wrote on stdout in the exchange the fault ended (refused, or read
+    #: and not yet judged; each cut short), oldest first: a runtime's dying words may be
+    #: there (``referee.sandbox.overruns``).
+    said: tuple[str, ...] = ()
+
 
 class BotStartFailed(BotFault):
     """The bot's command could not be started."""

@@ -26,6 +26,7 @@ from referee.match.outcome import SeatLost
 from referee.match.process import StderrSink
 from referee.match.trace import WireTrace
 from referee.rules.tiles import Seat
+from referee.sandbox.overruns import BOUNDS, explicable, runtime_words
 
 #: Seconds the host may take to say how a bot that went away ended (it waits up to a second).
 EXPLAIN_WITHIN: Final = 5.0
@@ -194,16 +195,18 @@ class RemoteBot:
 
     async def explain(self, fault: BotFault) -> BotFault:
         """A timeout is first a question of whether the seat is still there (it is lost if
-        not) and whether its bot stopped reading; a bot gone away is explained on its host."""
+        not) and whether its bot stopped reading; a bot gone away, or whose lines name a
+        bound it went over, is explained on its host."""
         if isinstance(fault, BotTimeout):
             state: TimeoutCheck = await self.link.ask("state", self._carried)
             if state.stuck:  # a write waits for the bot: it stopped reading
                 return BotNotReading("the bot stopped reading its input")
             if not state.taken:  # the act never reached the bot in time
                 raise self.link.lose("its act reached its worker only after the deadline")
+        if not explicable(fault):
             return fault
-        if not gone(fault):
-            return fault
+        if not gone(fault) and runtime_words(fault.said, BOUNDS) is None:
+            return fault  # still there, and no word of a bound: nothing for its host to add
         try:
             precise: BotFault = await self.link.ask("explain", fault, within=EXPLAIN_WITHIN)
         except SeatLost:

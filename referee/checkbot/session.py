@@ -272,7 +272,7 @@ class Session:
             return "closed its output but is still running"
         if bot.jail is not None:
             unexplained = BotCrashed("")
-            precise = bot.jail.explain(unexplained, code)
+            precise = bot.jail.explain(unexplained, code, (), tuple(bot.stderr.since_mark()))
             if precise is not unexplained:
                 return f"was stopped by the sandbox: {reason_code(precise)}: {precise}"
         tail = bot.stderr.last_line()

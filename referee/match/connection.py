@@ -11,6 +11,7 @@ whole pass of trio's run loop (an ``epoll_wait`` among it) twice a decision for 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from types import TracebackType
 from typing import Final, Protocol
 
@@ -55,10 +56,14 @@ class BotConnection:
         max_line_bytes: int,
         trace: WireTrace | None = None,
         relay: Relay | None = None,
+        on_answer: Callable[[], None] | None = None,
     ) -> None:
         self.seat = seat
         #: A seat on another machine: the relay's share of each decision's time.
         self.relay = relay
+        #: Told of every accepted answer (a bot's stderr is read from there on to explain a
+        #: fault: ``BotProcess.connect``).
+        self._on_answer = on_answer
         self._send_stream = send_stream
         self._receive_stream = receive_stream
         self._send_pipe = send_stream if isinstance(send_stream, trio.lowlevel.FdStream) else None
@@ -74,6 +79,15 @@ class BotConnection:
 
     def deadline(self, when: float) -> Deadline:
         return Deadline(self, when)
+
+    def answered(self) -> None:
+        """The bot's answer was accepted: what it writes from now on is about what comes next."""
+        if self._on_answer is not None:
+            self._on_answer()
+
+    def unread(self, count: int = 8) -> list[bytes]:
+        """Up to ``count`` whole lines the bot wrote that were read and not yet judged."""
+        return self._lines.held(count)
 
     def send_now(self, data: bytes) -> bytes:
         """Write what the pipe takes now, without waiting; return the rest (to ``send``).

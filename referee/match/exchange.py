@@ -44,6 +44,8 @@ from referee.wire.messages import Act, ActionAnswer, BotMessage, Hello, Ready, R
 
 #: What an exchange awaits before its question is out.
 _NOTHING_YET: Final = awaiting_ready()
+#: Lines of the bot's a fault carries, at most.
+_SAID_LINES: Final = 8
 
 
 class State(enum.Enum):
@@ -78,6 +80,8 @@ class Exchange:
         #: The id of the last answer ignored since the question went out.
         self._ignored_id: int | None = None
         self._awaited = _NOTHING_YET
+        #: The last lines refused, cut short: a fault carries them (``BotFault.said``).
+        self._refused_lines: list[str] = []
 
     def _expect(self, awaited: Awaited) -> None:
         self._awaited = awaited
@@ -86,17 +90,25 @@ class Exchange:
         self.state = State.WAITING
 
     def _failed(self, fault: BotFault) -> BotFault:
-        """The fault that ends the exchange: a timeout after an answer with another id says
+        """The fault that ends the exchange, carrying the lines the bot wrote in it (what it
+        said may name a bound it went over). A timeout after an answer with another id says
         so first, since that answer, not silence, is what lost the decision."""
         self.state = State.FAILED
-        if type(fault) is not BotTimeout or self._ignored_id is None:
-            return fault
-        awaited = self._awaited
-        asked = f"id {awaited.act_id}" if awaited.kind == "action" else "'ready'"
-        more = f" ({self._ignored} answers ignored)" if self._ignored > 1 else ""
-        return BotTimeout(
-            f"answered id {self._ignored_id} while {asked} was asked{more}, then {fault}"
-        )
+        unread = [excerpt(line) for line in self.seat.bot.unread()]
+        said = tuple(self._refused_lines + unread)[-_SAID_LINES:]
+        if type(fault) is BotTimeout and self._ignored_id is not None:
+            awaited = self._awaited
+            asked = f"id {awaited.act_id}" if awaited.kind == "action" else "'ready'"
+            more = f" ({self._ignored} answers ignored)" if self._ignored > 1 else ""
+            fault = BotTimeout(
+                f"answered id {self._ignored_id} while {asked} was asked{more}, then {fault}"
+            )
+        fault.said = said
+        return fault
+
+    def _accepted(self) -> None:
+        self.state = State.DONE
+        self.seat.bot.answered()
 
     async def _answer(self) -> tuple[BotMessage, bytes]:
         """The next line that answers the question, and the message it holds.
@@ -114,6 +126,7 @@ class Exchange:
                     raise refusal(self._awaited, message)
             except Rejection as rejection:
                 rejection.raw = excerpt(line)
+                self._refused_lines = [*self._refused_lines[-_SAID_LINES:], rejection.raw]
                 raise
             if not ignored(verdict):
                 return message, line
@@ -178,7 +191,7 @@ class Greeting(Exchange):
                         await self._refuse(rejection)
                         continue
                     assert type(ready) is Ready
-                    self.state = State.DONE
+                    self._accepted()
                     return ready
         except BotFault as fault:
             failed = self._failed(fault)
@@ -240,7 +253,7 @@ class Decision(Exchange):
                             illegal = self._illegal(answer.action)
                             illegal.raw = excerpt(line)
                             raise illegal
-                        self.state = State.DONE
+                        self._accepted()
                         return answer.action
                     except Rejection as rejection:
                         await self._refuse(rejection)

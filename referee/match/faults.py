@@ -9,10 +9,11 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Collection
 from typing import Literal
 
-from referee.errors import BotCrashed, BotFault, BotNotReading, BotTimeout, Resigned
+from referee.errors import BotCrashed, BotFault, BotNotReading, Resigned
 from referee.match.seat import SeatState
 from referee.rules.actions import Action
 from referee.rules.tiles import Seat
+from referee.sandbox.overruns import explicable
 from referee.settings import MatchSettings, fault_stream, forced_action, penalty
 
 #: How the runner explains a bot's going away: ``(seat, fault) -> the fault to charge``.
@@ -32,18 +33,19 @@ def people_resign(explain: Explain | None, people: Collection[Seat]) -> Explain 
         return explain
 
     async def resigned(seat: Seat, fault: BotFault) -> BotFault:
-        if seat in people and gone(fault):
-            return Resigned(f"the person playing {seat} left the match")
+        if seat in people:  # no process: nothing else explains a person's fault
+            return Resigned(f"the person playing {seat} left the match") if gone(fault) else fault
         return fault if explain is None else await explain(seat, fault)
 
     return resigned
 
 
 async def explained(explain: Explain | None, seat: Seat, fault: BotFault) -> BotFault:
-    """A bot that went away (crashed, stopped reading) is charged precisely; a timeout is
+    """A bot that went away (crashed, stopped reading), or whose answers were refused or too
+    long, is charged precisely (a sandbox bound it went over, its exit status); a timeout is
     looked into too (a seat on another machine may have been lost, which is no bot's fault:
     ``SeatLost`` is raised then)."""
-    if explain is None or not (gone(fault) or isinstance(fault, BotTimeout)):
+    if explain is None or not explicable(fault):
         return fault
     return await explain(seat, fault)
 

@@ -31,6 +31,7 @@ from referee.match.stderr_lines import StderrScan
 from referee.match.trace import LineSplitter, WireTrace
 from referee.rules.tiles import Seat
 from referee.sandbox.hints import denied
+from referee.sandbox.overruns import explicable
 from referee.sandbox.policy import MAY_READ
 from referee.sandbox.refusals import refusals
 
@@ -72,6 +73,8 @@ class StderrTail(msgspec.Struct, frozen=True):
 TAIL_LINES: Final = 20
 TAIL_LINE_CHARS: Final = 300
 _TAIL_BYTES: Final = 8192
+#: Lines of a bot's last words looked through for a bound's name (node's report is 20 long).
+_LAST_WORDS: Final = 64
 
 
 class StderrSink:
@@ -86,6 +89,7 @@ class StderrSink:
         self.dropped = 0
         self._tail = b""  # the last bytes, for the fault's detail and the failure's lines
         self._newlines = 0
+        self._marked = 0  # lines written before the bot's last accepted answer
         self._ends_line = True
         self._file: BinaryIO | None = None  # opened at the first byte: most bots write none
         self._copied = False
@@ -131,6 +135,15 @@ class StderrSink:
                 line = line[:TAIL_LINE_CHARS] + "…"
             text.append(line)
         return text[-count:]
+
+    def mark(self) -> None:
+        """The bot's answer was accepted: what it wrote so far is about what came before."""
+        self._marked = self._newlines + (0 if self._ends_line else 1)
+
+    def since_mark(self) -> list[str]:
+        """The lines written since the bot's last accepted answer (cut as ``last_lines``)."""
+        written = self._newlines + (0 if self._ends_line else 1) - self._marked
+        return self.last_lines(min(written, _LAST_WORDS)) if written > 0 else []
 
     def last_line(self) -> str:
         """The last line the bot wrote with any text in it, cut to 200 characters."""
@@ -314,7 +327,10 @@ class BotProcess:
             ):  # a bot that never stops writing is judged instead
                 if not os.read(self.stdout.fileno(), 65536):
                     break  # end of output: the match will find the bot gone
-        return BotConnection(self.seat, self.stdin, self.stdout, max_line_bytes, self.trace)
+        return BotConnection(
+            self.seat, self.stdin, self.stdout, max_line_bytes, self.trace,
+            on_answer=lambda: self.stderr.mark(),
+        )  # fmt: skip
 
     def next_match(self, seat: Seat, stderr_path: Path | None, stderr_limit: int) -> None:
         """Seat a kept bot again: its stderr goes to the new match's file from now on."""
@@ -404,21 +420,26 @@ class BotProcess:
         return code
 
     async def explain(self, fault: BotFault) -> BotFault:
-        """The fault a bot that went away is charged with: its sandbox bound when one stopped
-        it, else ``fault`` with how it ended and the last line of its stderr (a timeout is
-        left as it is: the bot is still there)."""
-        if not isinstance(fault, BotCrashed | BotNotReading):
+        """The fault a bot is charged with: a sandbox bound's when one stopped it (``overruns``:
+        its signal, its control group's counters, its runtime's words), else ``fault`` — for a
+        bot gone away with how it ended and its stderr's last line. One still running is not
+        waited for: a timeout or refused answers are judged on what it wrote in the exchange."""
+        went = isinstance(fault, BotCrashed | BotNotReading)
+        ended = self.process.returncode is not None
+        if not explicable(fault) or not (went or ended or fault.said):
             return fault
-        with trio.move_on_after(0.5):
-            await self.process.wait()
-        if self.process.returncode is not None:  # gone: its last words are on their way
-            await self.stderr_read(0.5)
+        if went:
+            with trio.move_on_after(0.5):
+                await self.process.wait()
         code = self.process.returncode
+        if code is not None:  # gone: its last words are on their way
+            await self.stderr_read(0.5)
         if self.jail is not None:
-            precise = self.jail.explain(fault, code)
+            last_words = self.stderr.since_mark() if code is not None else []
+            precise = self.jail.explain(fault, code, fault.said, tuple(last_words))
             if precise is not fault:
                 return precise
-        if code is None:
+        if code is None or not went:
             return fault
         tail = self.stderr.last_line()
         said = f"; its stderr ends: {tail!r}" if tail else ""

@@ -222,6 +222,7 @@ class Table:
         started = trio.current_time()
         deadline = self.turns.begin(state, self.clock.deadline(state, started))
         fault: BotFault | None = None
+        went = False
         decision = Decision(
             state, self.log, self.max_rejections, self.match, legal, deadline, self._last_id
         )
@@ -230,7 +231,7 @@ class Table:
                 raise state.dead
             action = await decision.run()
         except BotFault as exc:
-            fault = exc
+            fault, went = exc, gone(exc)
             if state.dead is None:
                 with self.turns.explaining(deadline):
                     fault = await explained(self.explain, state.seat, exc)
@@ -241,7 +242,7 @@ class Table:
         await self.turns.release(deadline)  # the outcome, whatever it is, at the deadline
         if fault is None:
             return action, None, decision.act_id, timing
-        if gone(fault):
+        if gone(fault) or went:  # a bot gone away stays gone, whatever bound explains it
             state.dead = fault
         penalty = self.policy.penalty(state)
         self.log.write(state.charge(fault, penalty, decision.act_id, timing))

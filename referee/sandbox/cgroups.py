@@ -128,11 +128,17 @@ class SeatCgroup:
         self._baseline = self._counts()
 
     def _counts(self) -> tuple[int, int]:
-        """(processes killed at the memory bound, forks refused at the process bound), as the
-        kernel counts them. Reaching the memory bound alone is not counted: reading files
-        fills the page cache up to it, and the kernel reclaims that without harm."""
-        events = self.memory / ("memory.events" if self.unified else "memory.oom_control")
-        return self._counter(events, "oom_kill"), self._counter(self.pids / "pids.events", "max")
+        """(allocations that failed at the memory bound, forks refused at the process bound),
+        as the kernel counts them: v2's ``oom`` (an allocation about to fail) and ``oom_kill``
+        (a process killed for it), v1's ``oom_kill``. Reaching the memory bound alone
+        (``max``, v1's ``failcnt``) is not counted: reading files fills the page cache up to
+        it, and the kernel reclaims that without harm."""
+        if self.unified:
+            events = self.memory / "memory.events"
+            memory = self._counter(events, "oom") + self._counter(events, "oom_kill")
+        else:
+            memory = self._counter(self.memory / "memory.oom_control", "oom_kill")
+        return memory, self._counter(self.pids / "pids.events", "max")
 
     def join(self) -> None:
         """Move the calling process into every group (in the child, before ``exec``)."""
@@ -173,7 +179,7 @@ class SeatCgroup:
         return 0
 
     def hit_memory_bound(self) -> bool:
-        """Was a process of this bot's tree killed at its memory bound?"""
+        """Did an allocation of this bot's tree fail (or a process die) at its memory bound?"""
         return self._counts()[0] > self._baseline[0]
 
     def hit_process_bound(self) -> bool:

@@ -29,19 +29,14 @@ import signal
 from pathlib import Path
 from typing import Final
 
-from referee.errors import (
-    BotFault,
-    CpuLimit,
-    FileSizeLimit,
-    MemoryLimit,
-    ProcessLimit,
-)
+from referee.errors import BotCrashed, BotFault, BotNotReading
 from referee.record.sandbox import Layer
 from referee.rules.tiles import Seat
 from referee.sandbox import (
     cgroups,
     landlock,
     libc,
+    overruns,
     paths,
     private_root,
     root_tree,
@@ -54,6 +49,7 @@ from referee.sandbox.policy import SandboxPlan
 from referee.sandbox.reaper import GROUP, MOUNT, Reaper
 from referee.sandbox.sysinfo import SysinfoAnswers
 
+Lines = tuple[str, ...]
 #: Exit status of a child whose sandbox could not be entered.
 SETUP_FAILED: Final = 125
 MIB: Final = 1 << 20
@@ -325,27 +321,25 @@ class SeatJail:
         if self.cgroup is not None:
             self.cgroup.kill()
 
-    def explain(self, fault: BotFault, returncode: int | None) -> BotFault:
-        """The precise fault when the bot was stopped by one of its bounds."""
-        limits = self.limits
-        if returncode == -signal.SIGXCPU:
-            return CpuLimit(f"a process of the bot used its {limits.cpu_seconds} s of CPU")
-        if returncode == -signal.SIGXFSZ:
-            return FileSizeLimit(f"the bot wrote a file over {limits.file_size_mb} MiB")
-        if self.cgroup is not None and self.cgroup.hit_memory_bound():
-            return MemoryLimit(
-                f"the bot's processes reached the memory bound of {limits.memory_mb} MiB"
-            )
-        if self.cgroup is not None and self.cgroup.hit_process_bound():
-            return ProcessLimit(
-                f"the bot's tree reached its bound of {limits.max_processes} processes"
-            )
-        if returncode == SETUP_FAILED:
+    def explain(
+        self, fault: BotFault, returncode: int | None, stdout: Lines = (), stderr: Lines = ()
+    ) -> BotFault:
+        """The precise fault when the bot went over one of its bounds (``overruns.charged``):
+        ``stdout`` is what it wrote in the exchange that failed, ``stderr`` its last words.
+        The control group's counters are read for a bot gone away, never one answering."""
+        gone = returncode is not None or isinstance(fault, BotCrashed | BotNotReading)
+        cgroup = self.cgroup if gone else None
+        oom, forks = (cgroup.hit_memory_bound(), cgroup.hit_process_bound()) if cgroup else (0, 0)
+        binds = self.cgroup is not None or self.nproc is not None  # else root's: unbounded
+        bounds = overruns.BOUNDS if binds else overruns.BOUNDS - {"processes"}
+        evidence = overruns.Evidence(returncode, bool(oom), bool(forks), stdout, stderr, bounds)
+        precise = overruns.charged(fault, evidence, self.limits)
+        if precise is fault and returncode == SETUP_FAILED:
             return type(fault)(
                 f"{fault}; exit status {SETUP_FAILED}: the sandbox could not be entered, or the"
                 " bot exited with that status (its stderr says which)"
             )
-        return fault
+        return precise
 
     def next_match(self, pid: int) -> str | None:
         """Make a kept bot's sandbox ready for its next match: its scratch directory emptied,

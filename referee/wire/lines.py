@@ -65,6 +65,13 @@ class LineBuffer:
         self._scanned = 0
         return line
 
+    def held(self, count: int) -> list[bytes]:
+        """Up to ``count`` complete lines held unread, oldest first, without taking them."""
+        if self._discarding:
+            return []
+        complete = self._buffer[: self._buffer.rfind(b"\n") + 1]
+        return [bytes(line) for line in complete.splitlines()[:count]]
+
     @property
     def max_bytes(self) -> int:
         return self._max_bytes

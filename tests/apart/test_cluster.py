@@ -236,6 +236,25 @@ def test_a_bot_that_crashes_on_its_worker_is_charged_precisely(
     assert end["end"] == "forfeit" and "exit status 7" in end["detail"]
 
 
+def test_a_bound_named_on_stdout_is_charged_on_its_worker(cluster: str, tmp_path: Path) -> None:
+    # The bot catches a thread refused at its seat's process bound, writes Python's words on
+    # stdout and never says ready: the words travel with the timeout to its worker, whose
+    # sandbox knows the bound holds the seat.
+    log = tmp_path / "bound.jsonl"
+    hog = python(BOTS / "limits" / "hog_bot.py", "processes", "--caught")
+    done = referee(
+        "match", hog, RANDOM_BOT, "--log", str(log), "--dask", cluster, "--seats-apart=workers",
+        "--max-processes", "16", "--startup-timeout", "2", "--json", cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    failures = json.loads(done.stdout)["failures"]
+    assert {seat: f["reason"] for seat, f in failures.items()} == dict.fromkeys(
+        "AC", "process_limit"
+    ), failures
+    assert "its runtime wrote on stdout" in failures["A"]["detail"]
+    assert failures["A"]["detail"].endswith("(seen as timeout)")
+
+
 def test_a_final_apart_is_paced_frozen_and_strict_on_its_workers(
     cluster: str, tmp_path: Path
 ) -> None:
