@@ -23,7 +23,7 @@ from referee.errors import BotCrashed, BotFault, BotNotReading, BotTimeout
 from referee.match.connection import INPUT_CLOSED, BotConnection
 from referee.match.faults import gone
 from referee.match.outcome import SeatLost
-from referee.match.process import StderrSink
+from referee.match.stderr import StderrSink
 from referee.match.trace import WireTrace
 from referee.rules.tiles import Seat
 from referee.sandbox.overruns import BOUNDS, explicable, runtime_words

@@ -14,7 +14,8 @@ import trio
 
 from referee.apart.calls import Output, SeatClosed, SeatEnded
 from referee.errors import BotFault
-from referee.match.process import BotProcess, StderrSink
+from referee.match.process import BotProcess
+from referee.match.stderr import StderrSink
 from referee.sandbox.seats import MatchJails
 
 #: Bytes of the bot's output held unread before the host stops reading it (the referee's

@@ -22,8 +22,8 @@ from referee.apart.host import SeatHost
 from referee.apart.link import SeatLink
 from referee.errors import BotStartFailed, SandboxRefused
 from referee.match.outcome import MatchOutcome, SeatLost
-from referee.match.process import StderrSink
 from referee.match.runner import run_match, stderr_path
+from referee.match.stderr import StderrSink
 from referee.match.trace import WireTrace
 from referee.record.records import Placement
 from referee.record.sandbox import SandboxReport

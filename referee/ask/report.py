@@ -18,7 +18,7 @@ import msgspec
 from referee.ask.conversation import Answer
 from referee.ask.session import Session
 from referee.ask.transcript import Decision, Question, Transcript
-from referee.match.process import StderrTail
+from referee.match.stderr import StderrTail
 from referee.rules import Action
 from referee.rules.tiles import Seat
 from referee.rules.views import View

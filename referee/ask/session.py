@@ -16,7 +16,8 @@ import trio
 from referee.ask.conversation import Answer, Asked, Conversation
 from referee.ask.transcript import Question, Transcript
 from referee.errors import BotFault, BotStartFailed, reason_code
-from referee.match.process import EXIT_GRACE, BotProcess, StderrTail, exit_status
+from referee.match.process import EXIT_GRACE, BotProcess, exit_status
+from referee.match.stderr import StderrTail
 from referee.match.trace import WireTrace
 from referee.rules.tiles import Seat
 from referee.sandbox.policy import SandboxPlan

@@ -25,7 +25,7 @@ from typing import Final
 import msgspec
 
 from referee.errors import SandboxRefused
-from referee.match.process import StderrTail
+from referee.match.stderr import StderrTail
 from referee.record.sandbox import Layer
 from referee.rules import SEATS
 from referee.sandbox import hints

@@ -8,7 +8,8 @@ from typing import Final, Literal
 
 import msgspec
 
-from referee.match.process import EXIT_GRACE, StderrTail
+from referee.match.process import EXIT_GRACE
+from referee.match.stderr import StderrTail
 from referee.match.stderr_lines import StderrTotals
 from referee.rules import Seat
 from referee.terminal.escapes import markup, shown

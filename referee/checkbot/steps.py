@@ -15,7 +15,8 @@ from typing import Any, Final
 import trio
 
 from referee.errors import BotStartFailed
-from referee.match.process import EXIT_GRACE, StderrTail
+from referee.match.process import EXIT_GRACE
+from referee.match.stderr import StderrTail
 from referee.match.trace import WireTrace
 from referee.rules import Action
 from referee.sandbox.policy import SandboxPlan

@@ -10,7 +10,7 @@ import shlex
 from rich.table import Table
 
 from referee.match.outcome import BotFailure, MatchOutcome
-from referee.match.process import StderrTail
+from referee.match.stderr import StderrTail
 from referee.match.stderr_lines import StderrSummary, StderrTotals, most_frequent
 from referee.record.records import split_counts
 from referee.rules.contract import side_name

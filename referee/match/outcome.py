@@ -5,7 +5,7 @@ from __future__ import annotations
 import msgspec
 
 from referee.errors import BotFault, reason_code
-from referee.match.process import StderrTail
+from referee.match.stderr import StderrTail
 from referee.match.stderr_lines import StderrSummary
 from referee.record.records import EndReason, Forfeit
 from referee.record.sandbox import SandboxReport

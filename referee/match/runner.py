@@ -23,8 +23,8 @@ from referee.errors import BotFault, BotStartFailed
 from referee.files import private_directory, private_file
 from referee.match.connection import BotConnection
 from referee.match.outcome import BotFailure, MatchOutcome, SeatLost
-from referee.match.process import StderrSink, StderrTail
 from referee.match.source import BotSource, FreshBots, Seated, give_back_all
+from referee.match.stderr import StderrSink, StderrTail
 from referee.match.stderr_lines import StderrSummary
 from referee.match.table import Table
 from referee.match.trace import WireTrace

@@ -14,7 +14,8 @@ import trio
 
 from referee.errors import BotFault
 from referee.match.connection import BotConnection
-from referee.match.process import BotProcess, StderrSink
+from referee.match.process import BotProcess
+from referee.match.stderr import StderrSink
 from referee.match.trace import WireTrace
 from referee.rules.tiles import Seat
 from referee.sandbox.policy import SandboxPlan

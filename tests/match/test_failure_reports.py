@@ -9,7 +9,7 @@ from pathlib import Path
 from support.bot_commands import RANDOM_BOT, python
 from support.processes import BOTS, referee
 
-from referee.match.process import TAIL_LINE_CHARS, TAIL_LINES, StderrSink
+from referee.match.stderr import TAIL_LINE_CHARS, TAIL_LINES, StderrSink
 
 NEEDY = BOTS / "needy_bot.py"
 

@@ -12,7 +12,7 @@ import pytest
 from support.bot_commands import RANDOM_BOT, python
 from support.processes import BOTS, referee
 
-from referee.match.process import StderrSink
+from referee.match.stderr import StderrSink
 from referee.match.stderr_lines import StderrScan, StderrSummary, StderrTotals, error_like
 
 CAUGHT = BOTS / "caught_error_bot.py"

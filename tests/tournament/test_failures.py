@@ -14,7 +14,7 @@ from support.processes import BOTS, referee
 from support.tournaments import result_line
 
 from referee.match.outcome import BotFailure
-from referee.match.process import StderrTail
+from referee.match.stderr import StderrTail
 from referee.record.sandbox import SandboxReport
 from referee.running.failures import failure_kinds, new_failures, only_first_tails
 from referee.running.results import read_results
