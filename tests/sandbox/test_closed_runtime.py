@@ -145,7 +145,12 @@ def test_this_checkouts_own_python_is_judged_the_same_way(tmp_path: Path) -> Non
 
 
 def test_check_bot_says_the_same_short_line(closed_venv: Path, tmp_path: Path) -> None:
-    checked = run(closed_venv, "check-bot", "bundled:random", "--json", cwd=tmp_path)
+    # Random opponents: this venv finds the checkout through a .pth file, which a seat's
+    # sandbox does not open to the kit's bots (an installed referee's package it does).
+    checked = run(
+        closed_venv, "check-bot", "bundled:random", "--opponent", "bundled:random",
+        "--matches", "2", "--json", cwd=tmp_path,
+    )  # fmt: skip
     assert checked.returncode == 0, checked.stderr
     line = json.loads(checked.stdout)["sandbox"]
     assert line.startswith("sandbox auto: off: ") and "'referee sandbox'" in line, line
