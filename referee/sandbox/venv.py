@@ -70,7 +70,7 @@ def fix() -> VenvFix | None:
     python = shared_python()
     make = [python or "python3", "-m", "venv", *(["--clear"] if venv.exists() else []), str(venv)]
     install = [str(venv / "bin" / "pip"), "install", "-q", *_source()]
-    cleared = "  # --clear empties it: add '.[test]' again to run the tests" if venv.exists() else ""
+    cleared = "  # --clear empties it: add '.[test]' again to run tests" if venv.exists() else ""
     commands = [
         shlex.join(make) + cleared,
         shlex.join(install),
