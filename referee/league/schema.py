@@ -11,6 +11,7 @@ from typing import Final
 import msgspec
 
 from referee.errors import LeagueError
+from referee.match.stderr_lines import StderrSummary
 from referee.record.records import Forfeit, split_counts
 from referee.rules.tiles import Seat
 
@@ -75,17 +76,20 @@ MIGRATIONS: Final[tuple[str, ...]] = (
         PRIMARY KEY (entrant, match)
     ) WITHOUT ROWID;
     """,
-    # 2: each match's faults by side and who forfeited, for the standings (filled in from
-    # the results recorded by ``backfill_faults``); and the standings' columns in an index
-    # of their own, so summing them never reads the results' blobs (the new columns sit
-    # after them in a row).
+    # 2: each match's faults by side and who forfeited, and what its bots wrote on stderr
+    # (the result's ``stderr``, null when they wrote nothing), for the standings (filled in
+    # from the results recorded by ``backfill_faults``); and the standings' columns in
+    # indexes of their own, so reading them never reads the results' blobs (the new
+    # columns sit after them in a row).
     """
     ALTER TABLE matches ADD COLUMN first_faults INTEGER NOT NULL DEFAULT 0;
     ALTER TABLE matches ADD COLUMN second_faults INTEGER NOT NULL DEFAULT 0;
     ALTER TABLE matches ADD COLUMN forfeit INTEGER REFERENCES entrants;
+    ALTER TABLE matches ADD COLUMN stderr BLOB;
     CREATE INDEX matches_standings ON matches (
         first, second, winner, void, mark_difference, first_faults, second_faults, forfeit
     );
+    CREATE INDEX matches_stderr ON matches (first, second, stderr) WHERE stderr IS NOT NULL;
     """,
 )
 SCHEMA_VERSION: Final = len(MIGRATIONS)
@@ -176,6 +180,12 @@ class _Faults(msgspec.Struct):
 
     faults: dict[Seat, dict[str, int]] = {}
     forfeit: Forfeit | None = None
+    stderr: dict[Seat, StderrSummary] = {}
+
+
+def stderr_column(stderr: dict[Seat, StderrSummary]) -> bytes | None:
+    """What a match's bots wrote on stderr, as its column holds it (null: nothing)."""
+    return msgspec.json.encode(stderr) if stderr else None
 
 
 def fault_columns(
@@ -200,6 +210,6 @@ def backfill_faults(db: sqlite3.Connection) -> None:
         first, second, side = fault_columns(result.faults, result.forfeit)
         db.execute(
             "UPDATE matches SET first_faults = ?, second_faults = ?, forfeit = CASE ?"
-            " WHEN 'AC' THEN first WHEN 'BD' THEN second END WHERE id = ?",
-            (first, second, side, row_id),
+            " WHEN 'AC' THEN first WHEN 'BD' THEN second END, stderr = ? WHERE id = ?",
+            (first, second, side, stderr_column(result.stderr), row_id),
         )

@@ -140,19 +140,15 @@ def standings(league: League, include_retired: bool = True) -> LeagueTable:
     return LeagueTable(table, h2h, h2h_n, league.match_count(), written)
 
 
-class _Written(msgspec.Struct):
-    """Of a recorded result, only what its bots wrote on stderr."""
-
-    stderr: dict[Seat, StderrSummary] = msgspec.field(default_factory=dict)
-
-
 def stderr_totals(league: League) -> dict[str, StderrTotals]:
-    """Each version's stderr over its matches (the first entrant holds A+C), by label."""
+    """Each version's stderr over its matches (the first entrant holds A+C), by label: read
+    from the matches' ``stderr`` column through its index, never from the results' blobs."""
     labels = {e.id: e.label for e in league.entrants()}
-    decoder = msgspec.json.Decoder(_Written)
+    decoder = msgspec.json.Decoder(dict[Seat, StderrSummary])
     totals: dict[str, StderrTotals] = {}
-    for first, second, blob in league.db.execute("SELECT first, second, result FROM matches"):
-        stderr = decoder.decode(blob).stderr
+    query = "SELECT first, second, stderr FROM matches WHERE stderr IS NOT NULL"
+    for first, second, column in league.db.execute(query):
+        stderr = decoder.decode(column)
         for side, entrant in (("AC", first), ("BD", second)):
             written = [summary for seat, summary in stderr.items() if seat in side]
             totals.setdefault(labels[entrant], StderrTotals()).add(written)

@@ -258,7 +258,8 @@ class League:
             cursor = self.db.execute(
                 "INSERT INTO matches (match_id, pair, leg, first, second, winner, void,"
                 " mark_difference, log, log_digest, source, recorded, result, first_faults,"
-                " second_faults, forfeit) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " second_faults, forfeit, stderr)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     key or result.match_id,
                     pair,
@@ -276,6 +277,7 @@ class League:
                     first_faults,
                     second_faults,
                     forfeit,
+                    schema.stderr_column(result.stderr),
                 ),
             )
         except sqlite3.IntegrityError:

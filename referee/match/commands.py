@@ -26,7 +26,7 @@ SCRIPT_SUFFIXES: Final = (".py", ".js", ".mjs", ".cjs", ".jar", ".rb", ".pl", ".
 
 def resolved(command: str) -> str:
     """``command`` as it will run: a bundled bot's name replaced by the command that runs it
-        on this install (``bundled:strong --nodes 5000``: words after the name go to the bot); any
+    on this install (``bundled:strong --nodes 5000``: words after the name go to the bot); any
     other command as given, an unknown name too (``problem`` says it)."""
     try:
         words = shlex.split(command)

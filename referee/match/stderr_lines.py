@@ -24,20 +24,33 @@ from typing import Final
 
 import msgspec
 
-#: The shapes of an error-like line (one alternative each; searched, not matched).
-ERROR_SHAPES: Final = re.compile(
-    r"""
-      Traceback\ \(most\ recent\ call\ last\)
-    | \b[A-Za-z_][\w.$]*(?:Exception|Error)\b                 # NullPointerException, Error:
-    | \bpanicked\ at\b | ^panic: | ^goroutine\ \d+\ \[         # Rust, Go
-    | Segmentation\ fault | \bcore\ dumped\b | \bAborted\b | terminate\ called
-    | ^\s*at\ \S.*\(\S+\.(?:java|kt|scala|groovy|clj):\d+\)  # a JVM frame
-    | ^\s*at\ \S.*\.(?:js|mjs|cjs|ts):\d+:\d+\)?$             # a node frame
-    | ^\s*(?:error|ERROR|FATAL|fatal)(?:\[\w+\])?:              # rustc, gcc, loggers
-    | \bAssertion\b.*\bfailed\b
-    """,
+#: The shapes of an error-like line found anywhere in it, each starting with a word of its
+#: own (so that the search skips to those words: a bot's line, written to be slow to read,
+#: costs one pass over it): an exception's or error's name (``NullPointerException``,
+#: ``KeyError``, ``Error:``), a traceback, a Rust panic, a crash.
+ERROR_WORDS: Final = re.compile(
+    r"Traceback \(most recent call last\)|(?:Exception|Error)\b|panicked at\b"
+    r"|Segmentation fault|core dumped\b|Aborted\b|terminate called"
+)
+#: The shapes of an error-like line that starts with them (after blanks): a stack frame of
+#: the JVM's or node's, a Go panic, a compiler's or a logger's error.
+ERROR_STARTS: Final = re.compile(
+    r"""\s*(?:
+      at\ [\w$.<>/-]+\([\w$.-]+\.(?:java|kt|scala|groovy|clj):\d+\)   # a JVM frame
+    | at\ [^\n]*?\.(?:js|mjs|cjs|ts):\d+:\d+\)?$                   # a node frame
+    | panic: | goroutine\ \d+\ \[                                  # Go
+    | (?:error|ERROR|FATAL|fatal)(?:\ error)?(?:\[\w+\])?:           # rustc, gcc, Go, loggers
+    )""",
     re.VERBOSE,
 )
+#: A word every shape above holds: only a line with one of them is read for its shape.
+#: Each is looked for in a whole piece of stderr at once (``bytes.find``), so most pieces are
+#: passed over in C and most lines never looked at one by one.
+_HINTS: Final = (
+    b"Traceback", b"Exception", b"Error", b"panic", b"goroutine ", b"Segmentation fault",
+    b"core dumped", b"Aborted", b"terminate called", b"\tat ", b"  at ", b"error:",
+    b"error[", b"ERROR", b"FATAL", b"fatal", b"Assertion",
+)  # fmt: skip
 #: Lines the referee's own settings make a runtime write: not the bot's errors.
 CAUSED_BY_THE_REFEREE: Final = re.compile(
     r"^Picked up (?:JAVA_TOOL_OPTIONS|_JAVA_OPTIONS|JDK_JAVA_OPTIONS):"
@@ -58,7 +71,12 @@ _ADDRESS: Final = re.compile(r"0x[0-9a-fA-F]{4,}")
 def error_like(line: str) -> bool:
     """Whether ``line`` (one line, no newline) has an error's shape and is the bot's own."""
     cut = line[:LINE_CHARS]
-    return ERROR_SHAPES.search(cut) is not None and not CAUSED_BY_THE_REFEREE.search(cut)
+    shaped = (
+        ERROR_WORDS.search(cut) is not None
+        or ERROR_STARTS.match(cut) is not None
+        or "failed" in cut.partition("Assertion")[2]  # C's assert(): "Assertion `…' failed."
+    )
+    return shaped and not CAUSED_BY_THE_REFEREE.search(cut)
 
 
 class StderrSummary(msgspec.Struct, frozen=True, omit_defaults=True):
@@ -90,6 +108,7 @@ class StderrScan:
         self.error_lines = 0
         self._errors: Counter[str] = Counter()
         self._unfinished = b""
+        self._overlong = False  # in a line whose start was read: the rest is not read again
 
     def count(self, data: bytes) -> None:
         """Bytes past the copy's bound: their lines counted, not read."""
@@ -100,12 +119,31 @@ class StderrScan:
     def feed(self, data: bytes) -> None:
         """Bytes to read for error-like lines (and count)."""
         self.count(data)
-        *lines, self._unfinished = (self._unfinished + data).split(b"\n")
-        if len(self._unfinished) > _LONGEST:  # read its start; the rest is no new line
-            lines.append(self._unfinished)
-            self._unfinished = b""
-        for raw in lines:
-            self._read(raw)
+        if self._overlong:
+            end = data.find(b"\n")
+            if end < 0:
+                return
+            data, self._overlong = data[end + 1 :], False
+        text = self._unfinished + data
+        whole = text.rfind(b"\n") + 1
+        self._unfinished = text[whole:]
+        if len(self._unfinished) > _LONGEST:  # read its start as a line; the rest is not
+            text = text[:whole] + self._unfinished[:_LONGEST] + b"\n"
+            whole, self._unfinished, self._overlong = len(text), b"", True
+        self._read_lines(text[:whole])
+
+    def _read_lines(self, text: bytes) -> None:
+        """Each line of ``text`` (whole lines) that holds a hint of an error, read once."""
+        lines: dict[int, int] = {}  # where each line with a hint starts: where it ends
+        for hint in _HINTS:
+            at = text.find(hint)
+            while at >= 0:
+                start = text.rfind(b"\n", 0, at) + 1
+                end = text.find(b"\n", at)  # ``text`` ends with one
+                lines[start] = end
+                at = text.find(hint, end)
+        for start in sorted(lines):
+            self._read(text[start : lines[start]])
 
     def _read(self, raw: bytes) -> None:
         if (key := _error_key(raw)) is not None:
@@ -116,7 +154,7 @@ class StderrScan:
     def summary(self) -> StderrSummary:
         """What was written so far, an unfinished last line read as a line."""
         errors, error_lines = Counter(self._errors), self.error_lines
-        if (key := _error_key(self._unfinished)) is not None:
+        if any(h in self._unfinished for h in _HINTS) and (key := _error_key(self._unfinished)):
             errors[key] += 1
             error_lines += 1
         lines = self._newlines + self._open
@@ -184,8 +222,3 @@ class StderrTotals(msgspec.Struct):
 
     def most_frequent(self, count: int = ERRORS_SHOWN) -> list[tuple[str, int]]:
         return most_frequent(self.errors, count)
-
-    def said(self) -> str:
-        """In words, for a table's cell: ``3 of 10 matches, 120 lines (14 error-like)``."""
-        errors = f" ({self.error_lines} error-like)" if self.error_lines else ""
-        return f"{self.lines} lines{errors}"

@@ -70,8 +70,9 @@ def fix() -> VenvFix | None:
     python = shared_python()
     make = [python or "python3", "-m", "venv", *(["--clear"] if venv.exists() else []), str(venv)]
     install = [str(venv / "bin" / "pip"), "install", "-q", *_source()]
+    cleared = "  # --clear empties it: add '.[test]' again to run tests" if venv.exists() else ""
     commands = [
-        shlex.join(make),
+        shlex.join(make) + cleared,
         shlex.join(install),
         shlex.join([str(venv / "bin" / "referee"), "sandbox"]),
     ]

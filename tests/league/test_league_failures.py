@@ -130,7 +130,8 @@ def test_a_league_from_before_the_fault_columns_gets_them_from_its_first_writer(
     shutil.copy(league, old)
     with sqlite3.connect(old) as connection:  # the schema as it was: version 1
         connection.execute("DROP INDEX matches_standings")
-        for column in ("first_faults", "second_faults", "forfeit"):
+        connection.execute("DROP INDEX matches_stderr")
+        for column in ("first_faults", "second_faults", "forfeit", "stderr"):
             connection.execute(f"ALTER TABLE matches DROP COLUMN {column}")
         connection.execute("PRAGMA user_version = 1")
     refused = referee("league", "standings", str(old), cwd=tmp_path)

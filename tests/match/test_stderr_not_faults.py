@@ -32,6 +32,8 @@ CAUGHT = BOTS / "caught_error_bot.py"
         "TypeError: Cannot read properties of undefined (reading 'suit')",
         "terminate called after throwing an instance of 'std::out_of_range'",
         "error: could not read the hand",
+        "Error: the hand holds 8 tiles",
+        "fatal error: all goroutines are asleep - deadlock!",
         "bot: bot.c:31: main: Assertion `count > 0' failed.",
     ],
 )
@@ -67,6 +69,16 @@ def test_the_scan_counts_lines_and_keeps_the_error_like_by_frequency() -> None:
     assert next(iter(summary.errors.items())) == ("ValueError: bad tile at 0x…", 3)
     assert summary.errors["Segmentation fault"] == 1
     assert summary.errors["java.lang.IllegalStateException: hand 2"] == 1
+
+
+def test_a_line_longer_than_the_scan_holds_is_read_once_and_counted_once() -> None:
+    scan = StderrScan()
+    for _ in range(20):  # one line written in 20 pieces, each past the held bytes
+        scan.feed(b"ValueError: " + b"x" * 5000)
+    scan.feed(b"\nKeyError: 'trump'\n")
+    summary = scan.summary()
+    assert (summary.lines, summary.error_lines) == (2, 2)
+    assert summary.errors["KeyError: 'trump'"] == 1
 
 
 def test_lines_past_the_copys_bound_are_counted_not_read(tmp_path: Path) -> None:

@@ -114,7 +114,8 @@ def test_referee_sandbox_names_the_commands_that_mend_this_install(
     assert mend["python"] is not None and os.stat(mend["python"]).st_mode & 0o001
     assert mend["commands"] == [
         f"{mend['python']} -m venv {SHARED_VENV}" if not SHARED_VENV.exists() else
-        f"{mend['python']} -m venv --clear {SHARED_VENV}",
+        f"{mend['python']} -m venv --clear {SHARED_VENV}"
+        "  # --clear empties it: add '.[test]' again to run tests",
         f"{SHARED_VENV}/bin/pip install -q -e {ROOT}",
         f"{SHARED_VENV}/bin/referee sandbox",
     ]  # fmt: skip

@@ -160,7 +160,7 @@ def test_a_thread_refused_and_told_on_stdout_is_the_process_bound(
     # too, none counted here while the bot is still running.
     _user(user)
     command = shlex.join([*hogs["python"], "processes", "--caught"])
-    options = [*BOUNDS["processes"][0], "--startup-timeout", "2"]
+    options = [*BOUNDS["processes"][0], "--startup-timeout", "5"]
     outcome = _play(user, [command] * 4, options)
     details = _charged(outcome, dict.fromkeys("ABCD", "python"), "processes", "nobody")
     for detail in details.values():
