@@ -28,11 +28,12 @@ def schema_command(
         ),
     ] = None,
 ) -> None:
-    """Write the JSON Schemas of the protocol and the replay log, and the example transcript
-    (from a real match), into protocol/."""
+    """Write the JSON Schemas of the protocol and the replay log, the example transcript (from a
+    real match) and the conformance vectors (protocol/conformance/) into protocol/."""
     from referee import bundled
     from referee.spec.schema import SCHEMA_FILES, render
     from referee.spec.transcript import TRANSCRIPT_FILE, transcript, untimed
+    from referee.spec.vectors import vector_files
 
     folder = out or (bundled.PROTOCOL if check else bundled.CLONE_PROTOCOL)
     if folder is None:  # the installed copies are pip's: a user writes the files elsewhere
@@ -44,11 +45,12 @@ def schema_command(
         raise fail(f"--out {folder}: not a directory")
     files = {folder / name: render(make()).encode() for name, make in SCHEMA_FILES.items()}
     files[folder / TRANSCRIPT_FILE] = transcript()
+    files.update((folder / name, text.encode()) for name, text in vector_files().items())
     stale = []
     for path, content in files.items():
         if path.exists() and untimed(path.read_bytes()) == untimed(content):
             continue  # (the schemas hold no time_ms: for them this is a plain comparison)
-        stale.append(path.name)
+        stale.append(str(path.relative_to(folder)))
         if not check:
             try:
                 path.parent.mkdir(parents=True, exist_ok=True)
