@@ -43,8 +43,9 @@ class Disagreement:
         )
 
 
-class _Parted(Exception):
-    """Raised inside a vector's check at its first disagreement."""
+class Parted(Exception):
+    """Raised at a check's first disagreement: what was compared, what was expected, what
+    the engine gave (``same`` raises it)."""
 
     def __init__(self, what: str, expected: Any, got: Any) -> None:
         super().__init__(what)
@@ -79,7 +80,7 @@ def check_engine(
         for vector in read_vectors(kind, folder):
             try:
                 checks[kind](new_engine, vector, fields)
-            except _Parted as parted:
+            except Parted as parted:
                 found.append(
                     Disagreement(kind, vector["id"], parted.what, parted.expected, parted.got)
                 )
@@ -95,24 +96,23 @@ def _replay(engine: Engine, moves: list[Any]) -> Iterator[tuple[int, list[Any], 
     for index, move in enumerate(moves):
         seat, action = move["seat"], move["action"]
         if engine.turn != seat:
-            raise _Parted(f"move {index}: the seat to act", seat, engine.turn)
+            raise Parted(f"move {index}: the seat to act", seat, engine.turn)
         legal = list(engine.legal_actions())
         if action not in legal:
-            raise _Parted(
-                f"move {index}: {json.dumps(action)} among the legal actions", legal, None
-            )
+            raise Parted(f"move {index}: {json.dumps(action)} among the legal actions", legal, None)
         yield index, legal, list(engine.apply(seat, action))
 
 
-def _same(what: str, expected: Any, got: Any) -> None:
+def same(what: str, expected: Any, got: Any) -> None:
+    """Raise ``Parted`` unless the engine gave what was expected."""
     if expected != got:
-        raise _Parted(what, expected, got)
+        raise Parted(what, expected, got)
 
 
 def _state(engine: Engine, expected: dict[str, Any], fields: Collection[str] | None) -> None:
     state = engine.state()
     for key in fields if fields is not None else expected:
-        _same(f"state.{key}", expected[key], state.get(key))
+        same(f"state.{key}", expected[key], state.get(key))
 
 
 def _position(
@@ -122,8 +122,8 @@ def _position(
     events: list[Any] = []
     for _, _, caused in _replay(engine, vector["moves"]):
         events = caused
-    _same("events of the last move", vector["events"], events)
-    _same("legal actions", vector["legal"], list(engine.legal_actions()))
+    same("events of the last move", vector["events"], events)
+    same("legal actions", vector["legal"], list(engine.legal_actions()))
     _state(engine, vector["state"], fields)
 
 
@@ -133,22 +133,22 @@ def _perft(new_engine: NewEngine, vector: dict[str, Any], _: Collection[str] | N
         pass
     counts = perft(engine, vector["depth"])
     for name in ("nodes", "tricks", "hand_ends"):
-        _same(f"perft {name}, depth 1 to {vector['depth']}", vector[name], counts[name])
+        same(f"perft {name}, depth 1 to {vector['depth']}", vector[name], counts[name])
 
 
 def _match(new_engine: NewEngine, vector: dict[str, Any], fields: Collection[str] | None) -> None:
     engine = new_engine(vector["seed"])
     counts, choices, results = vector["legal_counts"], vector["choices"], iter(vector["results"])
     for index, legal, events in _replay(engine, vector["moves"]):
-        _same(f"move {index}: how many actions are legal", counts[index], len(legal))
-        _same(
+        same(f"move {index}: how many actions are legal", counts[index], len(legal))
+        same(
             f"move {index}: its place among them",
             choices[index],
             legal.index(vector["moves"][index]["action"]),
         )
         for event in events:
             if event.get("type") == "hand_end":
-                _same(f"move {index}: the hand's result", next(results, None), event["result"])
-    _same("the results after the last hand", None, next(results, None))
-    _same("the seat to act after the last move", None, engine.turn)
+                same(f"move {index}: the hand's result", next(results, None), event["result"])
+    same("the results after the last hand", None, next(results, None))
+    same("the seat to act after the last move", None, engine.turn)
     _state(engine, vector["state"], fields)
