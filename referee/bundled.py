@@ -1,5 +1,5 @@
 """Where the files that travel with the referee are: the bundled bots and the protocol's files
-(its JSON Schemas and example transcript).
+(its JSON Schemas, example transcript and conformance vectors).
 
 They live at the top of the repository (``example_bots/``, ``protocol/``), where a bot's author
 looks for them, and ``referee/example_bots`` and ``referee/protocol`` are links to them. So the
@@ -31,7 +31,7 @@ _PACKAGE: Final = Path(__file__).resolve().parent
 
 #: The bundled example bots (``referee match`` with no bot plays them).
 BOTS: Final = (_PACKAGE / "example_bots").resolve()
-#: The protocol's generated files: JSON Schemas and the example transcript.
+#: The protocol's generated files: JSON Schemas, the example transcript, conformance vectors.
 PROTOCOL: Final = (_PACKAGE / "protocol").resolve()
 #: The clone's ``protocol/`` folder, where ``referee schema`` writes the files it makes, or None
 #: in an installed package: its copies are pip's, made again only by installing anew.

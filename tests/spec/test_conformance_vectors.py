@@ -4,7 +4,10 @@ and able to catch an engine that breaks one."""
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -191,3 +194,21 @@ def test_the_document_lists_every_rule_and_its_vector() -> None:
 
 def _text() -> str:
     return CONFORMANCE_MD.read_text()
+
+
+def test_referee_schema_writes_and_checks_the_vectors(tmp_path: Path) -> None:
+    # The one regeneration path of the protocol's files covers the vectors: `referee schema
+    # --out` writes them, and `--check` names a vector edited by hand stale (each run plays the
+    # transcript's match, so the clean `--check` is left to the wheel's test).
+    def schema(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "referee", "schema", "--out", str(tmp_path), *args],
+            capture_output=True, text=True, timeout=120, check=False,
+        )  # fmt: skip
+
+    assert schema().returncode == 0
+    perft = tmp_path / "conformance" / "perft.jsonl"
+    perft.write_text(perft.read_text().replace('"nodes":[15,', '"nodes":[16,'))
+    checked = schema("--check")
+    assert checked.returncode == 2
+    assert "stale: conformance/perft.jsonl; run 'referee schema'" in checked.stderr
