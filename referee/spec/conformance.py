@@ -125,6 +125,14 @@ def _position(
     same("events of the last move", vector["events"], events)
     same("legal actions", vector["legal"], list(engine.legal_actions()))
     _state(engine, vector["state"], fields)
+    for move in vector["refused"]:
+        probe = engine.clone()
+        try:
+            probe.apply(move["seat"], move["action"])
+        except Exception:
+            _state(probe, vector["state"], fields)  # refused, and nothing changed
+        else:
+            raise Parted(f"refusing {json.dumps(move)}", "refused", "accepted")
 
 
 def _perft(new_engine: NewEngine, vector: dict[str, Any], _: Collection[str] | None) -> None:

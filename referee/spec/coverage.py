@@ -1,7 +1,9 @@
 """Which rule of ``protocol/RULES.md`` a position exercises: one test per rule, so that the
 conformance vectors are chosen to cover them all and a reader can tell which vector covers which.
 
-A rule's test looks at one ``Step``: the position after an action (or a match's first
+Every vector also lists moves its position must refuse (``refusals``); the last rule names
+the first whose refusals include a tile held that does not follow. A rule's test looks at one
+``Step``: the position after an action (or a match's first
 position), the action, the hand it was played in and the events it caused. The vector
 generator plays seeded matches and keeps, for each rule, the first position whose step passes
 its test; ``protocol/CONFORMANCE.md`` lists the rules in this order.
@@ -424,4 +426,7 @@ RULES: Final[tuple[Rule, ...]] = (
          lambda s: _match_won(s, over=6)),
     Rule("match.overshoot", "the-match", "6 marks and a 2-mark contract: 8 wins",
          lambda s: _match_won(s, over=7)),
+    Rule("digital.refused", "digital-play",
+         "an illegal action (here a tile that does not follow) is refused, changing nothing",
+         lambda s: (f := _to_follow(s)) is not None and len(f[3]) < len(f[2])),
 )  # fmt: skip

@@ -35,7 +35,8 @@ class Engine(Protocol):
         ...
 
     def apply(self, seat: str, action: Any) -> Sequence[Any]:
-        """Take ``action`` for ``seat``; the events it caused (trick, hand_end, ...)."""
+        """Take ``action`` for ``seat``; the events it caused (trick, hand_end, ...). An action
+        that is not legal for that seat now raises (any exception) and changes nothing."""
         ...
 
     def state(self) -> dict[str, Any]:

@@ -24,6 +24,7 @@ from referee.rules.match import Match
 from referee.rules.views import Move, PlayedTile
 from referee.spec.coverage import RULES, Step
 from referee.spec.facts import Engine, PythonEngine, event_facts, json_form, state_facts
+from referee.spec.refusals import refused_moves
 
 VERSION: Final = 1
 FOLDER: Final = "conformance"
@@ -146,6 +147,7 @@ def _position(name: str, step: Step, moves: list[Move]) -> dict[str, Any]:
         "moves": json_form(moves),
         "events": event_facts(step.events),
         "legal": json_form(match.legal_actions()),
+        "refused": json_form(refused_moves(match)),
         "state": state_facts(match),
     }
 

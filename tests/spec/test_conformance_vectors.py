@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from referee.errors import IllegalAction
 from referee.rules import hand as hand_module
 from referee.rules.contract import Contract, HandResult
 from referee.rules.suits import STRENGTH
@@ -119,6 +120,18 @@ class _NextSeed(PythonEngine):
         super().__init__((seed + 1) % 2**64)
 
 
+class _Lenient(PythonEngine):
+    """Answers an illegal action with no events instead of refusing it."""
+
+    __slots__ = ()
+
+    def apply(self, seat: str, action: Any) -> list[Any]:
+        try:
+            return super().apply(seat, action)
+        except IllegalAction:
+            return []
+
+
 def _parted(engine: type[PythonEngine]) -> dict[str, set[str]]:
     found: dict[str, set[str]] = {}
     for disagreement in check_engine(engine):
@@ -135,6 +148,13 @@ def test_an_engine_that_lets_a_seat_renege_is_caught() -> None:
     parted = _parted(_Renege)
     assert {"lead.trump", "lead.double", "follow.doubles-trump"} <= parted["positions"]
     assert parted["perft"] and parted["matches"]
+
+
+def test_an_engine_that_does_not_refuse_is_caught() -> None:
+    found = check_engine(_Lenient, kinds=["positions"])
+    playing = [v for v in read_vectors("positions") if v["state"]["winner"] is None]
+    assert len(found) == len(playing)  # (a finished match refuses with GameOver, not lenient)
+    assert {d.what.split(" ")[0] for d in found} == {"refusing"}
 
 
 def test_an_engine_dealing_from_another_seed_is_caught() -> None:
