@@ -424,7 +424,7 @@ RULES: Final[tuple[Rule, ...]] = (
          lambda s: _piles(s, 2, 3)),
     Rule("match.win", "the-match", "the first side to 7 marks wins the match",
          lambda s: _match_won(s, over=6)),
-    Rule("match.overshoot", "the-match", "6 marks and a 2-mark contract: 8 wins",
+    Rule("match.overshoot", "the-match", "a side may pass 7: 8 marks or more wins the same",
          lambda s: _match_won(s, over=7)),
     Rule("digital.refused", "digital-play",
          "an illegal action (here a tile that does not follow) is refused, changing nothing",
