@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from referee.errors import RefereeError
-from referee.spec.facts import Engine, NewEngine
+from referee.spec.facts import Engine, NewEngine, json_form
 from referee.spec.schema import PROTOCOL_DIR
 from referee.spec.vectors import FOLDER, VERSION, perft
 
@@ -97,15 +97,17 @@ def _replay(engine: Engine, moves: list[Any]) -> Iterator[tuple[int, list[Any], 
         seat, action = move["seat"], move["action"]
         if engine.turn != seat:
             raise Parted(f"move {index}: the seat to act", seat, engine.turn)
-        legal = list(engine.legal_actions())
+        legal = json_form(list(engine.legal_actions()))
         if action not in legal:
             raise Parted(f"move {index}: {json.dumps(action)} among the legal actions", legal, None)
         yield index, legal, list(engine.apply(seat, action))
 
 
 def same(what: str, expected: Any, got: Any) -> None:
-    """Raise ``Parted`` unless the engine gave what was expected."""
-    if expected != got:
+    """Raise ``Parted`` unless the engine gave what was expected, read as JSON reads it (a
+    tile given as a tuple is the list the vectors write)."""
+    got = json_form(got)
+    if json_form(expected) != got:
         raise Parted(what, expected, got)
 
 

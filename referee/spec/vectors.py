@@ -111,7 +111,8 @@ def step_after(seed: int, moves: list[Any]) -> Step:
 
 
 def positions() -> list[dict[str, Any]]:
-    """For each rule, the first position of the seeded matches that exercises it."""
+    """For each rule, the first position of the seeded matches that exercises it (a position
+    may be the first for several); then the sampled positions."""
     found: dict[tuple[int, int], dict[str, Any]] = {}
     missing = list(RULES)
     for number in range(_SEARCH_LIMIT):

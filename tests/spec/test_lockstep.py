@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from referee.spec.conformance import check_engine
 from referee.spec.facts import PythonEngine
 from referee.spec.lockstep import lockstep
 
@@ -46,3 +47,20 @@ def test_a_wrong_view_of_the_piles_is_found_only_when_states_are_compared() -> N
     assert lockstep(_ForgetsPiles, matches=20, states=False) == []
     found = lockstep(_ForgetsPiles, matches=20)
     assert found and {d.what.split(": ", 1)[1] for d in found} == {"the state after it"}
+
+
+class _Tuples(PythonEngine):
+    """Gives tiles as tuples, as a binding might: read as JSON reads them, nothing differs."""
+
+    __slots__ = ()
+
+    def legal_actions(self) -> list[Any]:
+        return [
+            {**action, "tile": tuple(action["tile"])} if "tile" in action else action
+            for action in super().legal_actions()
+        ]
+
+
+def test_tiles_given_as_tuples_are_the_lists_the_vectors_write() -> None:
+    assert lockstep(_Tuples, matches=5) == []
+    assert check_engine(_Tuples, kinds=["positions"]) == []
