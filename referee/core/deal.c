@@ -1,0 +1,70 @@
+/* The seeded deal of protocol/deal-test-vectors.md (version 1), word for word:
+ * a stream labelled L is the 32-bit big-endian words of SHA-256("texas42/v1/" L "/" k),
+ * k = 0, 1, 2, ...; uniform(n) draws by rejection; the first dealer is uniform(4) on the
+ * stream "S/dealer"; hand h is a Fisher-Yates shuffle on the stream "S/hand/h". */
+#include <stdio.h>
+#include <string.h>
+
+#include "sha256.h"
+#include "texas42.h"
+
+typedef struct {
+    char text[96]; /* "texas42/v1/<label>/" then the block number is written after it */
+    int prefix;    /* the length of the text before the block number */
+    uint32_t block;
+    uint32_t words[8];
+    int next;      /* the next unused word of `words` (8: none left) */
+} stream;
+
+static void stream_open(stream *s, const char *label) {
+    s->prefix = snprintf(s->text, sizeof s->text, "texas42/v1/%s/", label);
+    s->block = 0;
+    s->next = 8;
+}
+
+static uint32_t stream_word(stream *s) {
+    if (s->next == 8) {
+        int length = s->prefix + snprintf(s->text + s->prefix, sizeof s->text - (size_t)s->prefix,
+                                          "%u", (unsigned)s->block++);
+        uint8_t digest[32];
+        t42_sha256((const uint8_t *)s->text, (size_t)length, digest);
+        for (int i = 0; i < 8; i++)
+            s->words[i] = (uint32_t)digest[4 * i] << 24 | (uint32_t)digest[4 * i + 1] << 16 |
+                          (uint32_t)digest[4 * i + 2] << 8 | (uint32_t)digest[4 * i + 3];
+        s->next = 0;
+    }
+    return s->words[s->next++];
+}
+
+/* A uniform integer in [0, n), with no modulo bias: x is accepted below 2**32 - 2**32 mod n. */
+static uint32_t uniform(stream *s, uint32_t n) {
+    uint64_t limit = 4294967296ULL - 4294967296ULL % n;
+    for (;;) {
+        uint32_t x = stream_word(s);
+        if (x < limit)
+            return x % n;
+    }
+}
+
+int t42_first_dealer(uint64_t seed) {
+    char label[48];
+    snprintf(label, sizeof label, "%llu/dealer", (unsigned long long)seed);
+    stream s;
+    stream_open(&s, label);
+    return (int)uniform(&s, 4);
+}
+
+void t42_shuffled(uint64_t seed, uint32_t hand_number, uint8_t tiles[T42_TILES]) {
+    char label[48];
+    snprintf(label, sizeof label, "%llu/hand/%u", (unsigned long long)seed, (unsigned)hand_number);
+    stream s;
+    stream_open(&s, label);
+    for (int i = 0; i < T42_TILES; i++)
+        tiles[i] = (uint8_t)i;
+    for (int i = T42_TILES - 1; i > 0; i--) {
+        int j = (int)uniform(&s, (uint32_t)i + 1);
+        uint8_t swap = tiles[i];
+        tiles[i] = tiles[j];
+        tiles[j] = swap;
+    }
+}

@@ -1,0 +1,10 @@
+/* SHA-256 (FIPS 180-4) of one short message, for the seeded deal. */
+#ifndef TEXAS42_SHA256_H
+#define TEXAS42_SHA256_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+void t42_sha256(const uint8_t *message, size_t length, uint8_t digest[32]);
+
+#endif

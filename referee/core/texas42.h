@@ -1,0 +1,143 @@
+/* texas42.h: the rules of Texas 42 in C, the same rules as referee/rules (the readable
+ * reference and the oracle this library is tested against; see protocol/RULES.md).
+ *
+ * A whole match is one plain struct (no pointers: copy it with memcpy or `=` to clone), dealt
+ * from a 64-bit seed exactly as protocol/deal-test-vectors.md says. Every action is one small
+ * integer, the canonical action index below, the same in every language:
+ *
+ *   0        pass
+ *   1..12    bid 30..41 points            (T42_BID + points - 30)
+ *   13..17   all tricks for 1..5 marks    (T42_ALL_TRICKS + marks - 1)
+ *   18..26   trump t, a point contract    (T42_TRUMP + t)
+ *   27..44   trump t with 1 or 2 piles    (T42_TRUMP_PILES + 2 t + piles - 1)
+ *   45..72   play tile i                  (T42_PLAY + i)
+ *
+ * A trump t is 0-6 (a number), 7 (doubles) or 8 (no trump); tile i is the i-th of the 28 in
+ * canonical order ([0|0], [0|1], ... [0|6], [1|1], ... [6|6]); seats are 0-3 (A-D, clockwise),
+ * partnerships 0 (A+C) and 1 (B+D).
+ *
+ * t42_apply checks everything before it changes anything: an illegal action returns a
+ * negative T42_ERR_* code and leaves the match exactly as it was.
+ */
+#ifndef TEXAS42_H
+#define TEXAS42_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define T42_TILES 28
+#define T42_SEATS 4
+#define T42_TRICKS 7
+#define T42_MARKS_TO_WIN 7
+#define T42_NO_SEAT 4
+
+#define T42_PASS 0
+#define T42_BID 1
+#define T42_ALL_TRICKS 13
+#define T42_TRUMP 18
+#define T42_TRUMP_PILES 27
+#define T42_PLAY 45
+#define T42_ACTIONS 73
+
+#define T42_DOUBLES 7
+#define T42_NO_TRUMP 8
+
+enum t42_phase { T42_BIDDING = 0, T42_DECLARING = 1, T42_PLAYING = 2, T42_OVER = 3 };
+enum t42_outcome { T42_MADE = 0, T42_SET = 1, T42_PASSED = 2 };
+
+enum t42_error {
+    T42_OK = 0,
+    T42_ERR_NOT_AN_ACTION = -1, /* not an index of the table above */
+    T42_ERR_GAME_OVER = -2,     /* the match is over */
+    T42_ERR_NOT_YOUR_TURN = -3,
+    T42_ERR_WRONG_PHASE = -4,
+    T42_ERR_INVALID_BID = -5,
+    T42_ERR_INVALID_DECLARATION = -6,
+    T42_ERR_TILE_NOT_IN_HAND = -7,
+    T42_ERR_MUST_FOLLOW_SUIT = -8
+};
+
+/* The contract: the winning bid (points 30-41, or all tricks for `marks`), trump, piles. */
+typedef struct {
+    uint8_t declarer;
+    uint8_t all_tricks; /* 1: an all-tricks bid of `bid` marks; 0: a point bid of `bid` */
+    uint8_t bid;
+    uint8_t trump;      /* 0-8 */
+    uint8_t piles;      /* 1 or 2 face up under all tricks; 0 for a point contract */
+} t42_contract;
+
+typedef struct {
+    uint8_t outcome;    /* enum t42_outcome */
+    int8_t winner;      /* the partnership that scores; -1 after four passes */
+    uint8_t marks;
+    uint8_t points[2];
+    uint8_t tricks;
+    uint8_t has_contract;
+    t42_contract contract;
+} t42_result;
+
+/* What one action caused, beyond itself (the `acted` event is always there). */
+typedef struct {
+    uint8_t trick_taken, trick_number, trick_winner, trick_points;
+    uint8_t hand_ended;
+    t42_result result;
+    uint8_t hand_started;
+    uint8_t next_dealer;
+    uint32_t next_hand_number;
+    uint8_t match_ended;
+} t42_events;
+
+typedef struct {
+    uint64_t seed;
+    uint32_t hand_number;
+    uint8_t dealer, phase, turn; /* turn: T42_NO_SEAT once the hand (or match) is over */
+    uint8_t hands[4][7];         /* each seat's tiles still held, in dealt order */
+    uint8_t held[4];
+    uint8_t bid_actions[4];      /* this hand's bids and passes, in order (seats follow) */
+    uint8_t bids;
+    uint8_t high_points, high_marks, high_bidder; /* high_bidder: T42_NO_SEAT if none */
+    uint8_t has_contract;
+    t42_contract contract;
+    uint8_t trick_tiles[4];      /* the trick in progress, in play order */
+    uint8_t trick_size, trick_leader;
+    uint8_t suit, best;          /* the suit called (7: trump), the seat winning it so far */
+    int8_t best_strength;
+    uint8_t points[2], tricks_won[2];
+    uint8_t pile_tiles[7][4];    /* every captured trick, tiles sorted */
+    uint8_t pile_sides[7];
+    uint8_t piles;
+    uint8_t marks[2];
+    int8_t winner;               /* the match's winner once a side has 7 marks, else -1 */
+} t42_match;
+
+/* The deal (protocol/deal-test-vectors.md). `t42_shuffled` writes the 28 tiles of hand
+ * `hand_number` in shuffled order, position 0 first. */
+int t42_first_dealer(uint64_t seed);
+void t42_shuffled(uint64_t seed, uint32_t hand_number, uint8_t tiles[T42_TILES]);
+
+/* A new match: the first dealer drawn from the seed, hand 1 dealt, bidding begun. */
+void t42_new_match(t42_match *m, uint64_t seed);
+
+/* The legal actions in the canonical order (plays: the seat's tiles in dealt order, only
+ * those that follow when it can follow); returns how many (0 once the match is over). */
+int t42_legal(const t42_match *m, uint8_t out[T42_ACTIONS]);
+
+/* Let `seat` take `action`; fills `events` (which may be NULL); T42_OK or a T42_ERR_*. */
+int t42_apply(t42_match *m, int seat, int action, t42_events *events);
+
+/* Facts of the rules, for bindings: a tile's halves, whether it is trump, its count. */
+int t42_tile_low(int tile);
+int t42_tile_high(int tile);
+int t42_count(int tile);
+
+/* Random legal play: `count` whole matches from seeds seed, seed + 1, ..., actions drawn by
+ * a generator seeded with `rng`; returns the hands played (for a speed figure). */
+uint64_t t42_random_matches(uint64_t seed, uint64_t count, uint64_t rng);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
