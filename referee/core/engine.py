@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 from referee.core import _texas42  # type: ignore[attr-defined]
-from referee.core.actions import FORMS, form, index_of
+from referee.core.actions import form, index_of
 from referee.errors import (
     GameOver,
     IllegalAction,
@@ -54,7 +54,9 @@ def _sides(ac: int, bd: int) -> dict[str, int]:
 def _contract(declarer: int, all_tricks: int, bid: int, trump: int, piles: int) -> Any:
     return {
         "declarer": SEATS[declarer],
-        "bid": {"type": "all_tricks", "marks": bid} if all_tricks else {"type": "bid", "points": bid},
+        "bid": {"type": "all_tricks", "marks": bid}
+        if all_tricks
+        else {"type": "bid", "points": bid},
         "trump": TRUMPS[trump],
         "piles": piles or None,
     }
@@ -102,7 +104,11 @@ class CompiledEngine:
          t_ac, t_bd, pile_tiles, pile_sides, m_ac, m_bd, winner) = self._match.raw()  # fmt: skip
         first_bidder = (dealer + 1) % 4
         piles = [
-            {"trick": k + 1, "side": PARTNERSHIPS[side], "tiles": _tiles(pile_tiles[4 * k : 4 * k + 4])}
+            {
+                "trick": k + 1,
+                "side": PARTNERSHIPS[side],
+                "tiles": _tiles(pile_tiles[4 * k : 4 * k + 4]),
+            }
             for k, side in enumerate(pile_sides)
         ]
         shown = len(piles) if contract is None or not contract[4] else contract[4]
@@ -142,8 +148,13 @@ def _events(caused: tuple[int, ...]) -> list[Any]:
     events: list[Any] = []
     if trick:
         events.append(
-            {"type": "trick", "trick": number, "winner": SEATS[winner],
-             "side": PARTNERSHIPS[winner % 2], "points": points}  # fmt: skip
+            {
+                "type": "trick",
+                "trick": number,
+                "winner": SEATS[winner],
+                "side": PARTNERSHIPS[winner % 2],
+                "points": points,
+            }
         )
     if ended:
         result = {
