@@ -2,7 +2,6 @@
  * a stream labelled L is the 32-bit big-endian words of SHA-256("texas42/v1/" L "/" k),
  * k = 0, 1, 2, ...; uniform(n) draws by rejection; the first dealer is uniform(4) on the
  * stream "S/dealer"; hand h is a Fisher-Yates shuffle on the stream "S/hand/h". */
-#include <stdio.h>
 #include <string.h>
 
 #include "sha256.h"
@@ -16,16 +15,42 @@ typedef struct {
     int next;      /* the next unused word of `words` (8: none left) */
 } stream;
 
-static void stream_open(stream *s, const char *label) {
-    s->prefix = snprintf(s->text, sizeof s->text, "texas42/v1/%s/", label);
+/* `number` in decimal without leading zeros at `out`; returns its length (snprintf's job,
+ * done by hand: the deal formats a number for every block it hashes). */
+static int decimal(char *out, uint64_t number) {
+    char digits[20];
+    int n = 0;
+    do
+        digits[n++] = (char)('0' + number % 10);
+    while (number /= 10);
+    for (int i = 0; i < n; i++)
+        out[i] = digits[n - 1 - i];
+    return n;
+}
+
+/* The stream labelled "<seed>/<kind>" (then "/<hand>" when hand is not 0). */
+static void stream_open(stream *s, uint64_t seed, const char *kind, uint32_t hand) {
+    static const char head[] = "texas42/v1/";
+    int n = (int)sizeof head - 1;
+    memcpy(s->text, head, (size_t)n);
+    n += decimal(s->text + n, seed);
+    s->text[n++] = '/';
+    size_t length = strlen(kind);
+    memcpy(s->text + n, kind, length);
+    n += (int)length;
+    if (hand) {
+        s->text[n++] = '/';
+        n += decimal(s->text + n, hand);
+    }
+    s->text[n++] = '/';
+    s->prefix = n;
     s->block = 0;
     s->next = 8;
 }
 
 static uint32_t stream_word(stream *s) {
     if (s->next == 8) {
-        int length = s->prefix + snprintf(s->text + s->prefix, sizeof s->text - (size_t)s->prefix,
-                                          "%u", (unsigned)s->block++);
+        int length = s->prefix + decimal(s->text + s->prefix, s->block++);
         uint8_t digest[32];
         t42_sha256((const uint8_t *)s->text, (size_t)length, digest);
         for (int i = 0; i < 8; i++)
@@ -47,18 +72,14 @@ static uint32_t uniform(stream *s, uint32_t n) {
 }
 
 int t42_first_dealer(uint64_t seed) {
-    char label[48];
-    snprintf(label, sizeof label, "%llu/dealer", (unsigned long long)seed);
     stream s;
-    stream_open(&s, label);
+    stream_open(&s, seed, "dealer", 0);
     return (int)uniform(&s, 4);
 }
 
 void t42_shuffled(uint64_t seed, uint32_t hand_number, uint8_t tiles[T42_TILES]) {
-    char label[48];
-    snprintf(label, sizeof label, "%llu/hand/%u", (unsigned long long)seed, (unsigned)hand_number);
     stream s;
-    stream_open(&s, label);
+    stream_open(&s, seed, "hand", hand_number);
     for (int i = 0; i < T42_TILES; i++)
         tiles[i] = (uint8_t)i;
     for (int i = T42_TILES - 1; i > 0; i--) {
