@@ -19,7 +19,10 @@ setup(
         ),
         Extension(
             "referee.core._texas42",
-            sources=[f"referee/core/{name}.c" for name in ("_core", "texas42", "deal", "sha256")],
+            sources=[
+                f"referee/core/{name}.c"
+                for name in ("_core", "_batch", "texas42", "deal", "sha256", "batch")
+            ],
             depends=["referee/core/texas42.h", "referee/core/sha256.h"],
             extra_compile_args=["-O3", "-std=c99"],
             optional=True,

@@ -11,7 +11,8 @@ typedef struct {
     t42_match match;
 } Match;
 
-static PyTypeObject MatchType;
+PyTypeObject MatchType; /* shared with _batch.c */
+extern PyTypeObject BatchType;
 
 static int Match_init(Match *self, PyObject *args, PyObject *kwds) {
     unsigned long long seed;
@@ -141,7 +142,7 @@ static PyMethodDef Match_methods[] = {
     {"raw", (PyCFunction)Match_raw, METH_NOARGS, "the whole state as a tuple"},
     {NULL, NULL, 0, NULL}};
 
-static PyTypeObject MatchType = {
+PyTypeObject MatchType = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "referee.core._texas42.Match",
     .tp_basicsize = sizeof(Match),
     .tp_flags = Py_TPFLAGS_DEFAULT,
@@ -164,12 +165,13 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "referee.core._texas4
                                     NULL, NULL, NULL, NULL};
 
 PyMODINIT_FUNC PyInit__texas42(void) {
-    if (PyType_Ready(&MatchType) < 0)
+    if (PyType_Ready(&MatchType) < 0 || PyType_Ready(&BatchType) < 0)
         return NULL;
     PyObject *m = PyModule_Create(&module);
     if (!m)
         return NULL;
-    if (PyModule_AddObjectRef(m, "Match", (PyObject *)&MatchType) < 0) {
+    if (PyModule_AddObjectRef(m, "Match", (PyObject *)&MatchType) < 0 ||
+        PyModule_AddObjectRef(m, "Batch", (PyObject *)&BatchType) < 0) {
         Py_DECREF(m);
         return NULL;
     }

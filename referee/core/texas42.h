@@ -133,6 +133,29 @@ int t42_tile_low(int tile);
 int t42_tile_high(int tile);
 int t42_count(int tile);
 
+/* The batched API: `n` matches stepped at once, on flat arrays (numpy's, from Python). A
+ * batch starts match i from seed `first_seed + i`; a match that ends is replaced at once by a
+ * new one from the batch's next seed (`*next_seed`, then counted up), so every slot always
+ * holds a match in play. */
+void t42_batch_reset(t42_match *games, int n, uint64_t first_seed);
+
+/* Each match's seat to act (out[i], 0-3) and legal actions as a mask (masks[73 i + a]). */
+void t42_batch_observe(const t42_match *games, int n, uint8_t *turns, uint8_t *masks);
+
+/* One action for each match, by the seat to act. Every action is checked before any is
+ * taken: if one is illegal, returns its match's index + 1 as a negative number and changes
+ * nothing. Otherwise returns 0 and writes, for each match, the marks each partnership scored
+ * (marks[2 i], marks[2 i + 1]), whether a hand ended (hands[i]) and whether the match ended
+ * (ended[i]; that slot then holds a new match from *next_seed). Any output may be NULL. */
+int t42_batch_step(t42_match *games, int n, const int64_t *actions, uint64_t *next_seed,
+                   int8_t *marks, uint8_t *hands, uint8_t *ended);
+
+/* `steps` steps of random legal play in every match, the actions drawn in C by the generator
+ * `*rng`; ended matches are replaced as in t42_batch_step. Returns the hands finished and
+ * adds the matches finished to `*matches`. */
+uint64_t t42_batch_random(t42_match *games, int n, int steps, uint64_t *rng,
+                          uint64_t *next_seed, uint64_t *matches);
+
 /* Random legal play: `count` whole matches from seeds seed, seed + 1, ..., actions drawn by
  * a generator seeded with `rng`; returns the hands played (for a speed figure). */
 uint64_t t42_random_matches(uint64_t seed, uint64_t count, uint64_t rng);

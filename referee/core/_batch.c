@@ -1,0 +1,153 @@
+/* The Python binding of the batched API (texas42.h's t42_batch_*): `Batch(count, seed, rng)`
+ * holds `count` matches in one C array and reads and writes flat buffers (numpy arrays, or
+ * anything with the buffer protocol); referee/core/batch.py gives it numpy's shapes. */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include "texas42.h"
+
+typedef struct {
+    PyObject_HEAD
+    t42_match match;
+} Match; /* as in _core.c, which owns the type */
+
+extern PyTypeObject MatchType;
+
+typedef struct {
+    PyObject_HEAD
+    t42_match *games;
+    int size;
+    uint64_t next_seed, rng, matches;
+} Batch;
+
+static int Batch_init(Batch *self, PyObject *args, PyObject *kwds) {
+    int size;
+    unsigned long long seed, rng = 1;
+    static char *keywords[] = {"size", "seed", "rng", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "iK|K", keywords, &size, &seed, &rng))
+        return -1;
+    if (size < 1) {
+        PyErr_SetString(PyExc_ValueError, "a batch holds at least one match");
+        return -1;
+    }
+    PyMem_Free(self->games);
+    self->games = PyMem_Malloc(sizeof(t42_match) * (size_t)size);
+    if (!self->games) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    self->size = size;
+    t42_batch_reset(self->games, size, (uint64_t)seed);
+    self->next_seed = (uint64_t)seed + (uint64_t)size;
+    self->rng = (uint64_t)rng, self->matches = 0;
+    return 0;
+}
+
+static void Batch_dealloc(Batch *self) {
+    PyMem_Free(self->games);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* A buffer of exactly `bytes` bytes, or NULL when none was given; -1 on a wrong size. */
+static int sized(Py_buffer *view, Py_ssize_t bytes, const char *name) {
+    if (view->buf && view->len != bytes) {
+        PyErr_Format(PyExc_ValueError, "%s: %zd bytes expected, got %zd", name, bytes, view->len);
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *Batch_observe(Batch *self, PyObject *args) {
+    Py_buffer turns = {0}, masks = {0};
+    if (!PyArg_ParseTuple(args, "w*w*", &turns, &masks))
+        return NULL;
+    PyObject *answer = NULL;
+    if (!sized(&turns, self->size, "turns") &&
+        !sized(&masks, (Py_ssize_t)self->size * T42_ACTIONS, "masks")) {
+        t42_batch_observe(self->games, self->size, turns.buf, masks.buf);
+        answer = Py_NewRef(Py_None);
+    }
+    PyBuffer_Release(&turns);
+    PyBuffer_Release(&masks);
+    return answer;
+}
+
+/* step(actions, marks, hands, ended): 0, or the index + 1 of the first illegal action's
+ * match as a negative number (nothing changed). */
+static PyObject *Batch_step(Batch *self, PyObject *args) {
+    Py_buffer actions = {0}, marks = {0}, hands = {0}, ended = {0};
+    if (!PyArg_ParseTuple(args, "y*w*w*w*", &actions, &marks, &hands, &ended))
+        return NULL;
+    PyObject *answer = NULL;
+    int n = self->size;
+    if (!sized(&actions, (Py_ssize_t)n * 8, "actions (int64)") &&
+        !sized(&marks, (Py_ssize_t)n * 2, "marks (int8, two a match)") &&
+        !sized(&hands, n, "hands") && !sized(&ended, n, "ended")) {
+        int status = t42_batch_step(self->games, n, actions.buf, &self->next_seed, marks.buf,
+                                    hands.buf, ended.buf);
+        if (ended.buf)
+            for (int i = 0; i < n; i++)
+                self->matches += ((uint8_t *)ended.buf)[i];
+        answer = PyLong_FromLong(status);
+    }
+    PyBuffer_Release(&actions);
+    PyBuffer_Release(&marks);
+    PyBuffer_Release(&hands);
+    PyBuffer_Release(&ended);
+    return answer;
+}
+
+static PyObject *Batch_random(Batch *self, PyObject *args) {
+    int steps;
+    if (!PyArg_ParseTuple(args, "i", &steps))
+        return NULL;
+    uint64_t hands;
+    Py_BEGIN_ALLOW_THREADS
+    hands = t42_batch_random(self->games, self->size, steps, &self->rng, &self->next_seed,
+                             &self->matches);
+    Py_END_ALLOW_THREADS
+    return PyLong_FromUnsignedLongLong(hands);
+}
+
+static PyObject *Batch_match(Batch *self, PyObject *args) {
+    int i;
+    if (!PyArg_ParseTuple(args, "i", &i))
+        return NULL;
+    if (i < 0 || i >= self->size) {
+        PyErr_SetString(PyExc_IndexError, "no such match in the batch");
+        return NULL;
+    }
+    Match *copy = PyObject_New(Match, &MatchType);
+    if (copy)
+        copy->match = self->games[i];
+    return (PyObject *)copy;
+}
+
+static PyObject *Batch_counts(Batch *self, void *closure) {
+    (void)closure;
+    return Py_BuildValue("(KK)", (unsigned long long)self->matches,
+                         (unsigned long long)self->next_seed);
+}
+
+static PyGetSetDef Batch_getset[] = {
+    {"counts", (getter)Batch_counts, NULL, "(matches finished, the next match's seed)", NULL},
+    {NULL, NULL, NULL, NULL, NULL}};
+
+static PyMethodDef Batch_methods[] = {
+    {"observe", (PyCFunction)Batch_observe, METH_VARARGS, "observe(turns, masks)"},
+    {"step", (PyCFunction)Batch_step, METH_VARARGS, "step(actions, marks, hands, ended)"},
+    {"random", (PyCFunction)Batch_random, METH_VARARGS, "random(steps): the hands finished"},
+    {"match", (PyCFunction)Batch_match, METH_VARARGS, "match(i): a copy of match i"},
+    {NULL, NULL, 0, NULL}};
+
+PyTypeObject BatchType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "referee.core._texas42.Batch",
+    .tp_basicsize = sizeof(Batch),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Many matches of Texas 42 stepped at once in the compiled core.",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Batch_init,
+    .tp_dealloc = (destructor)Batch_dealloc,
+    .tp_methods = Batch_methods,
+    .tp_getset = Batch_getset,
+};
