@@ -59,6 +59,22 @@ def bench_engine(
     _echo(engine.lines(hands, seed, views=views))
 
 
+@bench_app.command("core")
+def bench_core(
+    hands: Annotated[int, typer.Option(min=1, help="Hands the core plays (each way).")] = 1_000_000,
+    seed: Annotated[int, typer.Option(min=0, help="First match seed (and the chooser's).")] = 1,
+    batch: Annotated[int, typer.Option(min=1, help="Matches stepped at once.")] = 1024,
+) -> None:
+    """The compiled rules core against the Python engine: random legal play with the exact
+    seeded deals, one match at a time and batched, the deal's share apart; the ratio last."""
+    from referee.bench import core
+    from referee.core import CORE
+
+    if CORE != "c":
+        raise fail("bench core needs the compiled core: reinstall with a C compiler (cc)")
+    _echo(core.lines(hands, seed, batch))
+
+
 def _seconds(what: str) -> Any:
     return typer.Option(min=0.1, max=3600, metavar="S", help=f"Seconds to measure ({what}).")
 
