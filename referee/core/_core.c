@@ -118,6 +118,14 @@ static PyObject *shuffled(PyObject *module, PyObject *args) {
     return PyBytes_FromStringAndSize((const char *)tiles, T42_TILES);
 }
 
+static PyObject *sha_extensions(PyObject *module, PyObject *args) {
+    (void)module;
+    int wanted = -1;
+    if (!PyArg_ParseTuple(args, "|i", &wanted))
+        return NULL;
+    return PyBool_FromLong(t42_sha_extensions(wanted));
+}
+
 /* deals(seed, count): shuffle hand 1 of `count` seeds from `seed` (the deal alone, for its
  * share of a speed figure), without the GIL; returns a checksum so none is skipped. */
 static PyObject *deals(PyObject *module, PyObject *args) {
@@ -174,6 +182,8 @@ PyTypeObject MatchType = {
 static PyMethodDef module_methods[] = {
     {"first_dealer", first_dealer, METH_VARARGS, "the first dealer (0-3) of a seed"},
     {"shuffled", shuffled, METH_VARARGS, "shuffled(seed, hand): the 28 tiles in dealt order"},
+    {"sha_extensions", sha_extensions, METH_VARARGS,
+     "sha_extensions(wanted=-1): whether the deal hashes on the SHA extensions (0: off, 1: on)"},
     {"deals", deals, METH_VARARGS, "deals(seed, count): shuffle count deals; a checksum"},
     {"random_matches", random_matches, METH_VARARGS,
      "random_matches(seed, count, rng): play whole matches at random; the hands played"},

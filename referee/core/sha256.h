@@ -6,5 +6,6 @@
 #include <stdint.h>
 
 void t42_sha256(const uint8_t *message, size_t length, uint8_t digest[32]);
+int t42_sha_extensions(int wanted); /* declared for users in texas42.h */
 
 #endif

@@ -118,6 +118,11 @@ typedef struct {
 int t42_first_dealer(uint64_t seed);
 void t42_shuffled(uint64_t seed, uint32_t hand_number, uint8_t tiles[T42_TILES]);
 
+/* Whether the deal's SHA-256 runs on the processor's SHA extensions (x86-64): `wanted` -1
+ * only asks, 0 turns them off (the portable code, the same hashes), 1 back on where the
+ * processor has them. Returns whether they are in use. */
+int t42_sha_extensions(int wanted);
+
 /* A new match: the first dealer drawn from the seed, hand 1 dealt, bidding begun. */
 void t42_new_match(t42_match *m, uint64_t seed);
 

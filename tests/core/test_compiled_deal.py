@@ -4,10 +4,11 @@ vectors read from the document itself, and the Python deal over seeds from the w
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from referee.core import CORE
@@ -52,9 +53,23 @@ def test_the_published_shuffle_of_seed_0() -> None:
     assert [TILES[i] for i in _texas42.shuffled(0, 1)] == expected
 
 
-@settings(max_examples=300, deadline=None)
+@pytest.fixture(params=["portable", "extensions"])
+def sha256(request: pytest.FixtureRequest) -> Iterator[str]:
+    """The deal's SHA-256 each way: the portable C, and the processor's SHA extensions."""
+    from referee.core import _texas42  # type: ignore[attr-defined]
+
+    if not _texas42.sha_extensions(int(request.param == "extensions")):
+        if request.param == "extensions":
+            pytest.skip("this processor has no SHA extensions")
+    yield request.param
+    _texas42.sha_extensions(1)
+
+
+@settings(
+    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(seed=st.integers(0, 2**64 - 1), number=st.integers(1, 10**6))
-def test_every_deal_is_the_python_one(seed: int, number: int) -> None:
+def test_every_deal_is_the_python_one(sha256: str, seed: int, number: int) -> None:
     from referee.core import _texas42  # type: ignore[attr-defined]
 
     assert "ABCD"[_texas42.first_dealer(seed)] == first_dealer(seed)
