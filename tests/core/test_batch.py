@@ -35,7 +35,7 @@ def test_a_batch_plays_as_the_reference_over_whole_matches() -> None:
             ends = [e["result"] for e in events if e["type"] == "hand_end"]
             scored = [0, 0]
             if ends and ends[0]["winner"]:
-                scored["AC BD".split().index(ends[0]["winner"])] = ends[0]["marks"]
+                scored[["AC", "BD"].index(ends[0]["winner"])] = ends[0]["marks"]
             assert list(stepped.marks[slot]) == scored
             assert stepped.hands[slot] == bool(ends)
             assert stepped.ended[slot] == (events[-1]["type"] == "match_end")
