@@ -11,8 +11,8 @@ typedef struct {
     char text[96]; /* "texas42/v1/<label>/" then the block number is written after it */
     int prefix;    /* the length of the text before the block number */
     uint32_t block;
-    uint32_t words[8];
-    int next;      /* the next unused word of `words` (8: none left) */
+    uint32_t words[16]; /* two blocks' words, hashed together */
+    int next;      /* the next unused word of `words` (16: none left) */
 } stream;
 
 /* `number` in decimal without leading zeros at `out`; returns its length (snprintf's job,
@@ -45,17 +45,23 @@ static void stream_open(stream *s, uint64_t seed, const char *kind, uint32_t han
     s->text[n++] = '/';
     s->prefix = n;
     s->block = 0;
-    s->next = 8;
+    s->next = 16;
 }
 
 static uint32_t stream_word(stream *s) {
-    if (s->next == 8) {
-        int length = s->prefix + decimal(s->text + s->prefix, s->block++);
-        uint8_t digest[32];
-        t42_sha256((const uint8_t *)s->text, (size_t)length, digest);
-        for (int i = 0; i < 8; i++)
-            s->words[i] = (uint32_t)digest[4 * i] << 24 | (uint32_t)digest[4 * i + 1] << 16 |
-                          (uint32_t)digest[4 * i + 2] << 8 | (uint32_t)digest[4 * i + 3];
+    if (s->next == 16) {
+        char second[sizeof s->text];
+        memcpy(second, s->text, (size_t)s->prefix);
+        int first_length = s->prefix + decimal(s->text + s->prefix, s->block);
+        int second_length = s->prefix + decimal(second + s->prefix, s->block + 1);
+        s->block += 2;
+        uint8_t digests[2][32];
+        t42_sha256_pair((const uint8_t *)s->text, (size_t)first_length, (const uint8_t *)second,
+                        (size_t)second_length, digests[0], digests[1]);
+        const uint8_t *d = digests[0];
+        for (int i = 0; i < 16; i++)
+            s->words[i] = (uint32_t)d[4 * i] << 24 | (uint32_t)d[4 * i + 1] << 16 |
+                          (uint32_t)d[4 * i + 2] << 8 | (uint32_t)d[4 * i + 3];
         s->next = 0;
     }
     return s->words[s->next++];
