@@ -77,7 +77,7 @@ uint64_t t42_batch_random(t42_match *games, int n, int steps, uint64_t *rng,
     for (int s = 0; s < steps; s++)
         for (int i = 0; i < n; i++) {
             int count = t42_legal(&games[i], legal);
-            int action = legal[(next_random(rng) >> 32) % (uint64_t)count];
+            int action = legal[((next_random(rng) >> 32) * (uint64_t)count) >> 32];
             uint8_t hand, ended;
             step_one(&games[i], action, next_seed, NULL, &hand, &ended);
             hands += hand;

@@ -309,7 +309,7 @@ uint64_t t42_random_matches(uint64_t seed, uint64_t count, uint64_t rng) {
         t42_new_match(&m, seed + k);
         while (m.winner < 0) {
             int n = t42_legal(&m, legal);
-            int action = legal[(next_random(&state) >> 32) % (uint64_t)n];
+            int action = legal[((next_random(&state) >> 32) * (uint64_t)n) >> 32];
             t42_events ev;
             t42_apply(&m, m.turn, action, &ev);
             hands += ev.hand_ended;
