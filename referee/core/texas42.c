@@ -74,8 +74,11 @@ static void deal_hand(t42_match *m, uint32_t number, int dealer) {
     m->turn = (uint8_t)((dealer + 1) % 4);
     m->high_bidder = T42_NO_SEAT;
     /* Position p goes to the seat p + 1 places clockwise of the dealer. */
-    for (int p = 0; p < T42_TILES; p++)
-        m->hands[(dealer + 1 + p) % 4][p / 4] = tiles[p];
+    for (int p = 0; p < T42_TILES; p++) {
+        int seat = (dealer + 1 + p) % 4;
+        m->hands[seat][p / 4] = tiles[p];
+        m->held_tiles[seat] |= 1u << tiles[p];
+    }
     for (int s = 0; s < 4; s++)
         m->held[s] = 7;
 }
@@ -88,23 +91,16 @@ void t42_new_match(t42_match *m, uint64_t seed) {
     deal_hand(m, 1, t42_first_dealer(seed));
 }
 
-static uint32_t hand_mask(const t42_match *m, int seat) {
-    uint32_t mask = 0;
-    for (int i = 0; i < m->held[seat]; i++)
-        mask |= 1u << m->hands[seat][i];
-    return mask;
-}
-
 int t42_legal(const t42_match *m, uint8_t out[T42_ACTIONS]) {
     int n = 0;
     if (m->phase == T42_PLAYING) {
         int seat = m->turn;
         uint32_t suit = m->trick_size ? FOLLOWERS[m->contract.trump][m->suit] : 0;
-        int following = (hand_mask(m, seat) & suit) != 0;
-        for (int i = 0; i < m->held[seat]; i++) {
+        uint32_t allowed = m->held_tiles[seat] & suit ? suit : ~0u; /* must follow, or free */
+        for (int i = 0; i < m->held[seat]; i++) { /* without a branch: the tiles are random */
             int tile = m->hands[seat][i];
-            if (!following || (suit >> tile & 1))
-                out[n++] = (uint8_t)(T42_PLAY + tile);
+            out[n] = (uint8_t)(T42_PLAY + tile);
+            n += (int)(allowed >> tile & 1);
         }
     } else if (m->phase == T42_BIDDING) {
         out[n++] = T42_PASS;
@@ -210,7 +206,7 @@ static int proven(const t42_match *m, t42_result *r) {
 static int play(t42_match *m, int seat, int tile, t42_events *ev) {
     if (m->phase != T42_PLAYING)
         return T42_ERR_WRONG_PHASE;
-    uint32_t held = hand_mask(m, seat);
+    uint32_t held = m->held_tiles[seat];
     if (!(held >> tile & 1))
         return T42_ERR_TILE_NOT_IN_HAND;
     int trump = m->contract.trump;
@@ -223,11 +219,13 @@ static int play(t42_match *m, int seat, int tile, t42_events *ev) {
         m->best_strength = -1;
         m->trick_leader = (uint8_t)seat;
     }
+    uint8_t *hand = m->hands[seat];
     int i = 0;
-    while (m->hands[seat][i] != tile)
+    while (hand[i] != tile)
         i++;
-    memmove(&m->hands[seat][i], &m->hands[seat][i + 1], (size_t)(m->held[seat] - i - 1));
-    m->held[seat]--;
+    for (int last = --m->held[seat]; i < last; i++) /* the rest move up: dealt order kept */
+        hand[i] = hand[i + 1];
+    m->held_tiles[seat] &= ~(1u << tile);
     m->trick_tiles[m->trick_size++] = (uint8_t)tile;
     int strength = STRENGTH[trump][m->suit][tile];
     if (strength > m->best_strength)

@@ -96,6 +96,7 @@ typedef struct {
     uint8_t dealer, phase, turn; /* turn: T42_NO_SEAT once the hand (or match) is over */
     uint8_t hands[4][7];         /* each seat's tiles still held, in dealt order */
     uint8_t held[4];
+    uint32_t held_tiles[4];      /* the same tiles as a mask: bit i for tile i */
     uint8_t bid_actions[4];      /* this hand's bids and passes, in order (seats follow) */
     uint8_t bids;
     uint8_t high_points, high_marks, high_bidder; /* high_bidder: T42_NO_SEAT if none */
