@@ -49,19 +49,10 @@ static void stream_open(stream *s, uint64_t seed, const char *kind, uint32_t han
     s->next = s->end = pairs ? 16 : 8;
 }
 
-/* Digest bytes as big-endian 32-bit words. */
-static void read_words(uint32_t *words, const uint8_t *d, int count) {
-    for (int i = 0; i < count; i++)
-        words[i] = (uint32_t)d[4 * i] << 24 | (uint32_t)d[4 * i + 1] << 16 |
-                   (uint32_t)d[4 * i + 2] << 8 | (uint32_t)d[4 * i + 3];
-}
-
 static uint32_t stream_word(stream *s) {
     if (s->next == s->end && s->end == 8) {
         int length = s->prefix + decimal(s->text + s->prefix, s->block++);
-        uint8_t digest[32];
-        t42_sha256((const uint8_t *)s->text, (size_t)length, digest);
-        read_words(s->words, digest, 8);
+        t42_sha256_words((const uint8_t *)s->text, (size_t)length, s->words);
         s->next = 0;
     } else if (s->next == s->end) {
         char second[sizeof s->text];
@@ -69,10 +60,8 @@ static uint32_t stream_word(stream *s) {
         int first_length = s->prefix + decimal(s->text + s->prefix, s->block);
         int second_length = s->prefix + decimal(second + s->prefix, s->block + 1);
         s->block += 2;
-        uint8_t digests[2][32];
-        t42_sha256_pair((const uint8_t *)s->text, (size_t)first_length, (const uint8_t *)second,
-                        (size_t)second_length, digests[0], digests[1]);
-        read_words(s->words, digests[0], 16);
+        t42_sha256_pair_words((const uint8_t *)s->text, (size_t)first_length,
+                              (const uint8_t *)second, (size_t)second_length, s->words);
         s->next = 0;
     }
     return s->words[s->next++];

@@ -129,8 +129,6 @@ static int has_sha_ni(void) {
 }
 #endif
 
-static void digest_of(const uint32_t state[8], uint8_t digest[32]);
-
 typedef void (*compression)(uint32_t state[8], const uint8_t block[64]);
 
 /* The compression in use: chosen on the first hash, or by t42_sha_extensions. */
@@ -155,8 +153,7 @@ int t42_sha_extensions(int wanted) {
     return chosen() != compress;
 }
 
-void t42_sha256(const uint8_t *message, size_t length, uint8_t digest[32]) {
-    uint32_t state[8];
+void t42_sha256_words(const uint8_t *message, size_t length, uint32_t state[8]) {
     memcpy(state, INITIAL, sizeof INITIAL);
     compression step = chosen();
     size_t done = 0;
@@ -172,7 +169,6 @@ void t42_sha256(const uint8_t *message, size_t length, uint8_t digest[32]) {
         tail[blocks * 64 - 1 - i] = (uint8_t)(bits >> (8 * i));
     for (size_t i = 0; i < blocks; i++)
         step(state, tail + 64 * i);
-    digest_of(state, digest);
 }
 
 /* A message of at most 55 bytes as its one padded block. */
@@ -185,32 +181,20 @@ static void padded(uint8_t block[64], const uint8_t *message, size_t length) {
         block[63 - i] = (uint8_t)(bits >> (8 * i));
 }
 
-static void digest_of(const uint32_t state[8], uint8_t digest[32]) {
-    for (int i = 0; i < 8; i++) {
-        digest[4 * i] = (uint8_t)(state[i] >> 24);
-        digest[4 * i + 1] = (uint8_t)(state[i] >> 16);
-        digest[4 * i + 2] = (uint8_t)(state[i] >> 8);
-        digest[4 * i + 3] = (uint8_t)state[i];
-    }
-}
-
-void t42_sha256_pair(const uint8_t *first, size_t first_length, const uint8_t *second,
-                     size_t second_length, uint8_t first_digest[32],
-                     uint8_t second_digest[32]) {
+void t42_sha256_pair_words(const uint8_t *first, size_t first_length, const uint8_t *second,
+                           size_t second_length, uint32_t words[16]) {
 #ifdef T42_SHA_NI
     if (chosen() == compress_ni && first_length <= 55 && second_length <= 55) {
         uint8_t blocks[2][64];
-        uint32_t state[2][8];
+        uint32_t(*state)[8] = (uint32_t(*)[8])words;
         padded(blocks[0], first, first_length);
         padded(blocks[1], second, second_length);
-        for (int m = 0; m < 2; m++)
-            memcpy(state[m], INITIAL, sizeof INITIAL);
+        memcpy(state[0], INITIAL, sizeof INITIAL);
+        memcpy(state[1], INITIAL, sizeof INITIAL);
         compress_ni2(state, (const uint8_t(*)[64])blocks);
-        digest_of(state[0], first_digest);
-        digest_of(state[1], second_digest);
         return;
     }
 #endif
-    t42_sha256(first, first_length, first_digest);
-    t42_sha256(second, second_length, second_digest);
+    t42_sha256_words(first, first_length, words);
+    t42_sha256_words(second, second_length, words + 8);
 }

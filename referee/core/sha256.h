@@ -5,10 +5,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-void t42_sha256(const uint8_t *message, size_t length, uint8_t digest[32]);
-int t42_sha_extensions(int wanted);
-/* Two messages at once (faster on the SHA extensions when both are at most 55 bytes). */
-void t42_sha256_pair(const uint8_t *first, size_t first_length, const uint8_t *second,
-                     size_t second_length, uint8_t first_digest[32], uint8_t second_digest[32]); /* declared for users in texas42.h */
+int t42_sha_extensions(int wanted); /* declared for users in texas42.h */
+/* The digest as its eight big-endian 32-bit words (the words the deal's stream reads). */
+void t42_sha256_words(const uint8_t *message, size_t length, uint32_t words[8]);
+/* Two messages at once, their digests' words one after the other (faster on the SHA
+ * extensions when both are at most 55 bytes). */
+void t42_sha256_pair_words(const uint8_t *first, size_t first_length, const uint8_t *second,
+                           size_t second_length, uint32_t words[16]);
 
 #endif
