@@ -203,6 +203,29 @@ static int proven(const t42_match *m, t42_result *r) {
     return 1;
 }
 
+/* Take `tile` out of a hand's eight bytes, the tiles after it moving up (dealt order kept),
+ * without a branch: the tile's place is random, so a search loop mispredicts. Its byte is the
+ * lowest zero byte of hand ^ tile (tiles are unique; bytes past the held ones come later). */
+static void remove_tile(uint8_t hand[8], int tile) {
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    const uint64_t ones = 0x0101010101010101ULL;
+    uint64_t bytes;
+    memcpy(&bytes, hand, 8);
+    uint64_t x = bytes ^ (ones * (uint64_t)tile);
+    uint64_t zero = (x - ones) & ~x & (ones << 7);
+    int at = __builtin_ctzll(zero) / 8;
+    uint64_t kept = (1ULL << (8 * at)) - 1;
+    bytes = (bytes & kept) | ((bytes >> 8) & ~kept);
+    memcpy(hand, &bytes, 8);
+#else
+    int i = 0;
+    while (hand[i] != tile)
+        i++;
+    for (; i < 7; i++)
+        hand[i] = hand[i + 1];
+#endif
+}
+
 static int play(t42_match *m, int seat, int tile, t42_events *ev) {
     if (m->phase != T42_PLAYING)
         return T42_ERR_WRONG_PHASE;
@@ -219,12 +242,8 @@ static int play(t42_match *m, int seat, int tile, t42_events *ev) {
         m->best_strength = -1;
         m->trick_leader = (uint8_t)seat;
     }
-    uint8_t *hand = m->hands[seat];
-    int i = 0;
-    while (hand[i] != tile)
-        i++;
-    for (int last = --m->held[seat]; i < last; i++) /* the rest move up: dealt order kept */
-        hand[i] = hand[i + 1];
+    remove_tile(m->hands[seat], tile);
+    m->held[seat]--;
     m->held_tiles[seat] &= ~(1u << tile);
     m->trick_tiles[m->trick_size++] = (uint8_t)tile;
     int strength = STRENGTH[trump][m->suit][tile];

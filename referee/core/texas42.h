@@ -94,7 +94,7 @@ typedef struct {
     uint64_t seed;
     uint32_t hand_number;
     uint8_t dealer, phase, turn; /* turn: T42_NO_SEAT once the hand (or match) is over */
-    uint8_t hands[4][7];         /* each seat's tiles still held, in dealt order */
+    uint8_t hands[4][8];         /* each seat's tiles still held, in dealt order (then unused) */
     uint8_t held[4];
     uint32_t held_tiles[4];      /* the same tiles as a mask: bit i for tile i */
     uint8_t bid_actions[4];      /* this hand's bids and passes, in order (seats follow) */
