@@ -101,11 +101,9 @@ static PyObject *Batch_random(Batch *self, PyObject *args) {
     int steps;
     if (!PyArg_ParseTuple(args, "i", &steps))
         return NULL;
-    uint64_t hands;
-    Py_BEGIN_ALLOW_THREADS
-    hands = t42_batch_random(self->games, self->size, steps, &self->rng, &self->next_seed,
-                             &self->matches);
-    Py_END_ALLOW_THREADS
+    /* The GIL stays held: another thread could step this batch meanwhile. */
+    uint64_t hands = t42_batch_random(self->games, self->size, steps, &self->rng,
+                                      &self->next_seed, &self->matches);
     return PyLong_FromUnsignedLongLong(hands);
 }
 

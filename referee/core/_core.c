@@ -194,6 +194,13 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "referee.core._texas4
                                     NULL, NULL, NULL, NULL};
 
 PyMODINIT_FUNC PyInit__texas42(void) {
+    /* Fill the core's tables now, under the GIL: the functions that release it then only
+       read them. */
+    t42_match warm;
+    t42_new_match(&warm, 0);
+    t42_first_dealer(0);
+    uint8_t tiles[T42_TILES];
+    t42_shuffled(0, 1, tiles);
     if (PyType_Ready(&MatchType) < 0 || PyType_Ready(&BatchType) < 0)
         return NULL;
     PyObject *m = PyModule_Create(&module);
