@@ -18,6 +18,9 @@
  *
  * t42_apply checks everything before it changes anything: an illegal action returns a
  * negative T42_ERR_* code and leaves the match exactly as it was.
+ *
+ * Threads: matches share nothing, but the first t42_new_match fills static tables (the
+ * rules' and the deal's); make that call before starting threads that use the library.
  */
 #ifndef TEXAS42_H
 #define TEXAS42_H
