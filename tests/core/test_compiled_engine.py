@@ -108,6 +108,13 @@ def test_any_action_is_taken_or_refused_as_the_reference_does(
 
 
 @compiled
+def test_the_legal_indices_are_the_legal_actions() -> None:
+    for steps in (0, 4, 5, 30):
+        engine, oracle = _position(9, steps)
+        assert [form(i) for i in engine.legal_indices()] == oracle.legal_actions()
+
+
+@compiled
 def test_a_clone_goes_its_own_way() -> None:
     engine, _ = _position(5, 30)
     copy, before = engine.clone(), engine.state()
