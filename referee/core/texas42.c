@@ -56,9 +56,15 @@ static void ensure_tables(void) {
         make_tables();
 }
 
-int t42_tile_low(int tile) { return tile >= 0 && tile < T42_TILES ? (ensure_tables(), LOW[tile]) : -1; }
-int t42_tile_high(int tile) { return tile >= 0 && tile < T42_TILES ? (ensure_tables(), HIGH[tile]) : -1; }
-int t42_count(int tile) { return tile >= 0 && tile < T42_TILES ? (ensure_tables(), COUNT[tile]) : -1; }
+/* A table's entry for a tile, or -1 for a number that is not a tile. */
+static int entry(const uint8_t table[T42_TILES], int tile) {
+    ensure_tables();
+    return tile >= 0 && tile < T42_TILES ? table[tile] : -1;
+}
+
+int t42_tile_low(int tile) { return entry(LOW, tile); }
+int t42_tile_high(int tile) { return entry(HIGH, tile); }
+int t42_count(int tile) { return entry(COUNT, tile); }
 
 static void deal_hand(t42_match *m, uint32_t number, int dealer) {
     uint8_t tiles[T42_TILES];

@@ -137,7 +137,7 @@ int t42_legal(const t42_match *m, uint8_t out[T42_ACTIONS]);
 /* Let `seat` take `action`; fills `events` (which may be NULL); T42_OK or a T42_ERR_*. */
 int t42_apply(t42_match *m, int seat, int action, t42_events *events);
 
-/* Facts of the rules, for bindings: a tile's halves, whether it is trump, its count. */
+/* Facts of the rules, for bindings: a tile's halves and its count (-1: not a tile). */
 int t42_tile_low(int tile);
 int t42_tile_high(int tile);
 int t42_count(int tile);
