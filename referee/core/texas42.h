@@ -160,8 +160,8 @@ int t42_batch_step(t42_match *games, int n, const int64_t *actions, uint64_t *ne
                    int8_t *marks, uint8_t *hands, uint8_t *ended);
 
 /* `steps` steps of random legal play in every match (match by match), the actions drawn in C
- * by the generator `*rng`; ended matches are replaced as in t42_batch_step. Returns the hands finished and
- * adds the matches finished to `*matches`. */
+ * by the generator `*rng`; ended matches are replaced as in t42_batch_step. Returns the hands
+ * finished and adds the matches finished to `*matches`. */
 uint64_t t42_batch_random(t42_match *games, int n, int steps, uint64_t *rng,
                           uint64_t *next_seed, uint64_t *matches);
 
