@@ -81,7 +81,7 @@ class PythonGame:
 
     @property
     def turn(self) -> Seat | None:
-        return self.match.hand.turn if not self.is_over else None
+        return self.match.hand.turn  # None once the hand is over, and a match ends with one
 
     @property
     def is_over(self) -> bool:
@@ -92,7 +92,7 @@ class PythonGame:
         return self.match.marks
 
     def legal(self) -> list[int]:
-        return indices(self.match.hand.legal_actions()) if not self.is_over else []
+        return indices(self.match.hand.legal_actions())  # none once over
 
     def apply(self, index: int) -> list[Event]:
         action = action_at(index)

@@ -37,6 +37,10 @@ RELATIVE: Final[dict[Seat, dict[Seat, int]]] = {
 _TILE: Final = {t: i for i, t in enumerate(TILES)}
 _PHASES: Final = {"bidding": 0, "declaring": 1, "playing": 2, "over": 3}
 _TRUMP: Final = {t: i for i, t in enumerate(TRUMPS)}
+_DEALER_AT: Final = INFORMATION_STATE["dealer"].offset
+_MARKS_AT: Final = INFORMATION_STATE["marks"].offset
+_DEALT: Final = {t: INFORMATION_STATE["dealt"].offset + i for i, t in enumerate(TILES)}
+_HISTORY_AT: Final = INFORMATION_STATE["history"].offset
 
 
 def _sides(seat: Seat, marks: dict[Partnership, int]) -> tuple[int, int]:
@@ -52,19 +56,15 @@ def information_state(
     moves: list[Move],
 ) -> Tensor:
     """The information-state tensor of ``seat``: ``moves`` are the hand's acted events."""
-    layout = INFORMATION_STATE
-    out = np.zeros(layout.size, dtype=np.float32)
+    out = np.zeros(INFORMATION_STATE.size, dtype=np.float32)
     rel = RELATIVE[seat]
-    out[layout["dealer"].offset + rel[dealer]] = 1
     ours, theirs = _sides(seat, marks)
-    marks_at = layout["marks"].offset
-    out[marks_at : marks_at + 2] = (ours / 7, theirs / 7)
-    dealt_at = layout["dealt"].offset
-    ones = [dealt_at + _TILE[t] for t in dealt]
-    slot = layout["history"].offset
+    if ours or theirs:
+        out[_MARKS_AT : _MARKS_AT + 2] = (ours / 7, theirs / 7)
+    ones = [_DEALER_AT + rel[dealer], *(_DEALT[t] for t in dealt)]
+    slot = _HISTORY_AT
     for move in moves:
-        ones.append(slot + rel[move.seat])
-        ones.append(slot + 4 + INDEX[move.action])
+        ones += (slot + rel[move.seat], slot + 4 + INDEX[move.action])
         slot += ACTED_SIZE
     out[ones] = 1
     return out
