@@ -27,6 +27,12 @@ from referee.rules.tiles import Partnership, Seat, Tile
 from referee.rules.views import View
 
 
+def dealt(hand: Hand, seat: Seat) -> list[Tile]:
+    """The tiles ``seat`` was dealt this hand: those it holds and those it played."""
+    played = [m.action.tile for m in hand.moves if m.seat == seat and type(m.action) is Play]
+    return hand.hands[seat] + played
+
+
 class Game(Protocol):
     """One seeded episode of the game, driven by action indices."""
 
@@ -107,10 +113,7 @@ class PythonGame:
         return self.match.hand.view(seat)
 
     def dealt(self, seat: Seat) -> list[Tile]:
-        """The tiles ``seat`` was dealt this hand: those it holds and those it played."""
-        hand = self.match.hand
-        played = [m.action.tile for m in hand.moves if m.seat == seat and type(m.action) is Play]
-        return hand.hands[seat] + played
+        return dealt(self.match.hand, seat)
 
     def information_state(self, seat: Seat) -> Tensor:
         hand = self.match.hand
