@@ -7,7 +7,9 @@
   ``referee.rules``);
 - ``referee.env.aec``: ``TexasEnv``, a PettingZoo AEC environment of four agents;
 - ``referee.env.seat``: ``SeatEnv``, a Gymnasium environment of one seat, the other three
-  played by kit strategies or any callables (``referee.env.policies``).
+  played by kit strategies or any callables (``referee.env.policies``);
+- ``referee.env.openspiel``: one hand as an OpenSpiel game, ``python_texas42`` (the
+  ``openspiel`` extra).
 
 Needs the ``ai`` extra (``pip install 'referee[ai]'``: numpy, gymnasium, pettingzoo);
 nothing else in the referee imports this package. See ``docs/env.md``.
