@@ -26,7 +26,6 @@ from referee.env.game import Game, PythonGame
 from referee.env.layout import INFORMATION_STATE, OBSERVATION
 from referee.env.policies import KitSeat, policy
 from referee.env.tensors import Tensor
-from referee.errors import IllegalAction
 from referee.rules.tiles import SEATS, Seat
 
 #: What an illegal index does: raise, or play a random legal action in its place.
@@ -102,7 +101,7 @@ class SeatEnv(gymnasium.Env[Tensor, Any]):
     def step(self, action: int) -> tuple[Tensor, float, bool, bool, dict[str, Any]]:
         legal = self.game.legal()
         substituted = False
-        if self.illegal == "random" and action not in legal:
+        if self.illegal == "random" and legal and action not in legal:
             action, substituted = self._substitute.choice(legal), True
         events = self.game.apply(action)  # raises on an illegal action, before any change
         for other in self.others.values():
@@ -146,5 +145,3 @@ class SeatEnv(gymnasium.Env[Tensor, Any]):
             return None
         return self.game.observation_text(self.seat)
 
-
-__all__ = ["IllegalAction", "SeatEnv"]
