@@ -13,6 +13,7 @@ from typing import Protocol
 from referee.env.actions import action_at, indices
 from referee.env.tensors import (
     Tensor,
+    add_moves,
     information_state,
     information_state_text,
     observation,
@@ -74,12 +75,14 @@ class PythonGame:
     """``referee.rules`` behind the seam: a match from ``seed`` exactly as the referee deals it,
     or only its first hand (``one_hand``)."""
 
-    __slots__ = ("match", "one_hand", "seed")
+    __slots__ = ("_kept", "match", "one_hand", "seed")
 
     def __init__(self, seed: int, *, one_hand: bool = False) -> None:
         self.seed = seed
         self.one_hand = one_hand
         self.match = Match(seed)
+        #: Each seat's information state as last made: its hand, how many events it holds.
+        self._kept: dict[Seat, tuple[Hand, int, Tensor]] = {}
 
     @property
     def hand(self) -> Hand:
@@ -116,8 +119,17 @@ class PythonGame:
         return dealt(self.match.hand, seat)
 
     def information_state(self, seat: Seat) -> Tensor:
+        """Made once a hand and then brought up to date: only the events since are added."""
         hand = self.match.hand
-        return information_state(seat, hand.dealer, hand.marks, self.dealt(seat), hand.moves)
+        moves = hand.moves
+        kept = self._kept.get(seat)
+        if kept is not None and kept[0] is hand:
+            tensor = kept[2]
+            add_moves(tensor, seat, moves, kept[1])
+        else:
+            tensor = information_state(seat, hand.dealer, hand.marks, self.dealt(seat), moves)
+        self._kept[seat] = (hand, len(moves), tensor)
+        return tensor.copy()
 
     def observation(self, seat: Seat) -> Tensor:
         return observation(self.match.hand.view(seat))
@@ -132,4 +144,5 @@ class PythonGame:
     def clone(self) -> PythonGame:
         other = PythonGame.__new__(PythonGame)
         other.seed, other.one_hand, other.match = self.seed, self.one_hand, self.match.clone()
+        other._kept = {}  # its hand is a new one: made afresh when first asked
         return other

@@ -144,4 +144,3 @@ class SeatEnv(gymnasium.Env[Tensor, Any]):
         if self.render_mode != "ansi":
             return None
         return self.game.observation_text(self.seat)
-

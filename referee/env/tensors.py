@@ -61,13 +61,21 @@ def information_state(
     ours, theirs = _sides(seat, marks)
     if ours or theirs:
         out[_MARKS_AT : _MARKS_AT + 2] = (ours / 7, theirs / 7)
-    ones = [_DEALER_AT + rel[dealer], *(_DEALT[t] for t in dealt)]
-    slot = _HISTORY_AT
-    for move in moves:
+    out[[_DEALER_AT + rel[dealer], *(_DEALT[t] for t in dealt)]] = 1
+    add_moves(out, seat, moves, 0)
+    return out
+
+
+def add_moves(out: Tensor, seat: Seat, moves: list[Move], start: int) -> None:
+    """Write ``moves[start:]`` into the history of ``seat``'s information state ``out``
+    (the environments keep a seat's tensor and add each hand's new events only)."""
+    rel = RELATIVE[seat]
+    slot = _HISTORY_AT + start * ACTED_SIZE
+    ones = []
+    for move in moves[start:]:
         ones += (slot + rel[move.seat], slot + 4 + INDEX[move.action])
         slot += ACTED_SIZE
     out[ones] = 1
-    return out
 
 
 def observation(view: View) -> Tensor:

@@ -13,8 +13,9 @@ from support.env import random_steps
 
 from referee.env.actions import ACTIONS
 from referee.env.aec import TexasEnv
+from referee.env.game import dealt
 from referee.env.layout import ACTED_SIZE, INFORMATION_STATE, MAX_ACTED, OBSERVATION, PILE_SIZE
-from referee.env.tensors import RELATIVE, observation
+from referee.env.tensors import RELATIVE, information_state, observation
 from referee.rules import SEATS, TILES, AllTricksBid, DeclareTrump, Match, Pass
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -49,6 +50,22 @@ def test_the_information_state_holds_every_acted_event_and_the_dealt_tiles() -> 
             assert _decode_history(tensor, seat) == [(m.seat, m.action) for m in hand.moves]
             assert _tiles(tensor, INFORMATION_STATE["dealt"].offset) == dealt[seat]
             assert set(np.unique(tensor)) <= {0.0, 1.0}  # no marks yet in a first hand
+
+
+def test_the_kept_information_state_is_the_one_made_afresh_across_a_match() -> None:
+    env = TexasEnv()
+    env.reset(seed=31)
+    hands = set()
+    for _ in random_steps(env, random.Random(2)):
+        hand = env.game.hand  # type: ignore[attr-defined]
+        hands.add(hand.hand_number)
+        for seat in SEATS:
+            fresh = information_state(seat, hand.dealer, hand.marks, dealt(hand, seat), hand.moves)
+            assert np.array_equal(env.information_state(seat), fresh)  # type: ignore[arg-type]
+        kept = env.information_state("A")
+        kept[:] = 0  # a copy: writing to it changes nothing kept
+        assert env.information_state("A").any()
+    assert len(hands) > 1
 
 
 def test_the_observation_is_made_from_the_view_alone() -> None:
