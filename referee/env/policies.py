@@ -9,6 +9,7 @@ the engine directly, with the public events since the seat's last decision, its 
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import random
 import time
@@ -34,6 +35,7 @@ def random_strategy(decision: Decision) -> Action:
     return decision.rng.choice(decision.legal_actions)
 
 
+@functools.cache
 def bundled_strategy(name: str) -> Strategy:
     """The ``strategy`` function of the bundled kit bot ``name`` (``heuristic``, ...)."""
     bot = BY_NAME.get(name)

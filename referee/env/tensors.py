@@ -71,7 +71,7 @@ def add_moves(out: Tensor, seat: Seat, moves: list[Move], start: int) -> None:
     (the environments keep a seat's tensor and add each hand's new events only)."""
     rel = RELATIVE[seat]
     slot = _HISTORY_AT + start * ACTED_SIZE
-    ones = []
+    ones: list[int] = []
     for move in moves[start:]:
         ones += (slot + rel[move.seat], slot + 4 + INDEX[move.action])
         slot += ACTED_SIZE

@@ -6,6 +6,7 @@ taken only), and the layouts in docs/env.md are the code's."""
 from __future__ import annotations
 
 import random
+import re
 from pathlib import Path
 
 import numpy as np
@@ -117,6 +118,13 @@ def test_covered_piles_are_taken_but_show_no_tile() -> None:
 
 def _ai_doc() -> str:
     return (ROOT / "docs" / "env.md").read_text()
+
+
+def test_the_docs_example_loop_runs_as_written(capsys: object) -> None:
+    example = re.findall(r"```python\n(.*?)```", _ai_doc(), re.DOTALL)[0]
+    exec(compile(example, "docs/env.md", "exec"), {})
+    printed = capsys.readouterr().out  # type: ignore[attr-defined]
+    assert re.fullmatch(r"\{'AC': \d+, 'BD': \d+\}\n", printed)
 
 
 def test_the_docs_print_the_layouts_of_the_code() -> None:
