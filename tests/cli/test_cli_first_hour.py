@@ -136,7 +136,7 @@ COMMANDS = [
     ["match"], ["replay"], ["tournament"], ["report"], ["sandbox"], ["schema"], ["play"],
     ["ask"], ["check-bot"], ["league", "init"], ["league", "run"],
     ["bench", "engine"], ["bench", "referee"], ["bench", "tournament"], ["bench", "sandbox"],
-    ["bench", "decode"], ["bench", "viewer"], ["bench", "cache"],
+    ["bench", "decode"], ["bench", "viewer"], ["bench", "cache"], ["bench", "env"],
     ["strong", "calibrate"], ["strong", "fit-beliefs"], ["strong", "fit-bidding"],
 ]  # fmt: skip
 
