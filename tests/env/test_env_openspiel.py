@@ -10,7 +10,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-pyspiel = pytest.importorskip("pyspiel", reason="OpenSpiel is the openspiel extra")
+pyspiel = pytest.importorskip(
+    "pyspiel",
+    reason="OpenSpiel (the openspiel extra) is not installed: the test extra brings it on"
+    " CPython 3.11 to 3.13, for which it has wheels",
+)
 
 from open_spiel.python.algorithms import ismcts, mcts  # noqa: E402
 
