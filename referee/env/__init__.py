@@ -12,5 +12,6 @@
   ``openspiel`` extra).
 
 Needs the ``ai`` extra (``pip install 'referee[ai]'``: numpy, gymnasium, pettingzoo);
-nothing else in the referee imports this package. See ``docs/env.md``.
+nothing else in the referee imports this package but the in-process arena
+(``referee.tournament.arena``, ``referee arena``). See ``docs/env.md``.
 """

@@ -40,6 +40,7 @@ from referee.running.results import Format, MatchResult
 from referee.tournament.plan import deal_seeds
 from referee.tournament.sprt import Sprt, SprtReport, sprt_report
 from referee.tournament.standings import Standings, pair_scores, standings
+from referee.tournament.terminal_output import elo_text
 
 #: The referee's default: a match nobody has won ends unfinished after this many hands.
 MAX_HANDS: Final = 200
@@ -79,14 +80,10 @@ class ArenaResult(msgspec.Struct, frozen=True):
         """The standings (and the SPRT) as plain text, one line an entrant."""
         out = []
         for row in self.standings.standings:
-            elo = (
-                "—"
-                if row.elo is None
-                else f"{row.elo:+.0f} ({row.elo_low:+.0f} to {row.elo_high:+.0f})"
-            )
             out.append(
                 f"{row.name}: {row.matches} matches, win rate {row.win_rate:.1%}"
-                f" ({row.win_rate_low:.1%} to {row.win_rate_high:.1%}), Elo vs field {elo},"
+                f" ({row.win_rate_low:.1%} to {row.win_rate_high:.1%}), Elo vs field"
+                f" {elo_text(row.elo, row.elo_low, row.elo_high)},"
                 f" rating {row.rating:.1f} ± {3 * row.rating_sigma:.1f}"
             )
         return out + (self.sprt.lines() if self.sprt else [])

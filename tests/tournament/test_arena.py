@@ -127,3 +127,18 @@ def test_an_arena_needs_two_names_and_an_sprt_exactly_two() -> None:
         arena({"alone": "random"})
     with pytest.raises(ValueError, match="exactly two"):
         arena({**KIT, "third": "random"}, sprt=Sprt(0, 10))
+
+
+def test_the_command_prints_the_sprt_as_json_and_refuses_a_bad_policy(tmp_path: Path) -> None:
+    ran = referee(
+        "arena", "--policy", "h=heuristic", "--policy", "r=random", "--seeds", "40",
+        "--sprt", "0,100", "--json", cwd=tmp_path,
+    )  # fmt: skip
+    assert ran.returncode == 0, ran.stderr
+    document = json.loads(ran.stdout)
+    assert document["sprt"]["verdict"] == "H1"
+    assert document["matches"] == 2 * document["sprt"]["pairs"] < 80
+    assert [row["name"] for row in document["standings"]["standings"]] == ["h", "r"]
+    bad = referee("arena", "--policy", "h=heuristic", "--policy", "r=nope", cwd=tmp_path)
+    assert bad.returncode == 2
+    assert bad.stderr.count("\n") == 1 and "'nope' is no bundled kit bot" in bad.stderr
