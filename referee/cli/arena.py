@@ -54,6 +54,7 @@ def arena_command(
         int,
         typer.Option(min=1, help="End a match nobody has won after this many hands, unfinished."),
     ] = 200,
+    jobs: Annotated[int, typer.Option(min=1, help="Pairs played at once, in forked workers.")] = 1,
     output: Annotated[Output, output_options("the standings and the SPRT")],
 ) -> None:
     """Play policies against each other in process, in duplicate, as a tournament would
@@ -86,7 +87,13 @@ def arena_command(
         test = sprt_of(sprt, 0.05, 0.05, len(policies))
         started = time.perf_counter()
         played = arena(
-            policies, seeds, seed, format=cast("Format", format), sprt=test, max_hands=max_hands
+            policies,
+            seeds,
+            seed,
+            format=cast("Format", format),
+            sprt=test,
+            max_hands=max_hands,
+            jobs=jobs,
         )
         seconds = time.perf_counter() - started
     except (TournamentError, ValueError) as exc:

@@ -17,8 +17,12 @@ Needs the ``ai`` extra (numpy, for the tensors). See ``docs/env.md``, "Arena".
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Mapping
+import multiprocessing
+from collections.abc import Callable, Generator, Mapping
+from contextlib import closing
 from dataclasses import dataclass
+from functools import partial
+from itertools import combinations
 from typing import Any, Final
 
 import msgspec
@@ -229,43 +233,88 @@ def arena(
     format: Format = "round-robin",
     sprt: Sprt | None = None,
     max_hands: int = MAX_HANDS,
+    jobs: int = 1,
 ) -> ArenaResult:
     """Duplicate matches between ``policies`` (name -> policy) on the tournament's ``seeds``
     deal seeds of ``seed``, seed by seed, pairing by pairing (round robin, or ``gauntlet``:
     the first against each other), both legs of a pair one after the other.
 
     ``sprt``: the tournament's test of the first policy against the second (exactly two);
-    play stops at the first whole pair where it decides, as ``referee tournament --sprt``."""
+    play stops at the first whole pair where it decides, as ``referee tournament --sprt``.
+    ``jobs``: pairs played at once, in forked worker processes (which inherit the policies:
+    nothing is pickled but the games); the results are the same as with one."""
     names = list(policies)
     if len(names) < 2:
         raise ValueError("an arena needs at least two policies, by name")
     if sprt is not None and len(names) != 2:
         raise ValueError("an SPRT compares exactly two policies")
+    if jobs > 1 and "fork" not in multiprocessing.get_all_start_methods():
+        raise ValueError("jobs > 1 needs processes started by fork (Linux, macOS): use jobs=1")
     if format == "gauntlet":
         pairings = [(names[0], other) for other in names[1:]]
     else:
-        pairings = [(a, b) for i, a in enumerate(names) for b in names[i + 1 :]]
+        pairings = list(combinations(names, 2))
     width = len(str(seeds))
+    tasks = [
+        (f"{a}~{b}~s{number:0{width}d}", deal, a, b)
+        for number, deal in enumerate(deal_seeds(seed, seeds))
+        for a, b in pairings
+    ]
     results: list[MatchResult] = []
     decided: tuple[int, float] | None = None
-    for number, deal in enumerate(deal_seeds(seed, seeds)):
-        for a, b in pairings:
-            for leg, (first, second) in ((1, (a, b)), (2, (b, a))):
-                match_id = f"{a}~{b}~s{number:0{width}d}~{leg}"
-                record, asked = play_match(
-                    (first, policies[first]), (second, policies[second]), deal, max_hands
-                )
+    with closing(_played(dict(policies), tasks, max_hands, jobs)) as played:
+        for (pair, _, a, b), legs in zip(tasks, played, strict=False):
+            for leg, (first, second), (record, asked) in zip(
+                (1, 2), ((a, b), (b, a)), legs, strict=True
+            ):
+                match_id = f"{pair}~{leg}"
                 results.append(_result(match_id, first, second, leg, record, asked, len(results)))
-        if sprt is not None:
-            scores = pair_scores(results, names[0])
-            llr = sprt.llr(scores)
-            if len(scores) >= 2 and sprt.verdict(llr) != "continue":
-                decided = (len(scores), llr)
-                break
+            if sprt is not None:
+                scores = pair_scores(results, names[0])
+                llr = sprt.llr(scores)
+                if len(scores) >= 2 and sprt.verdict(llr) != "continue":
+                    decided = (len(scores), llr)
+                    break
     report = None
     if sprt is not None:
         report = sprt_report(sprt, results, names[0], names[1], decided, run=True)
     return ArenaResult(names, results, standings(names, results), report)
+
+
+#: A duplicate pair to play: its id, its deal seed, its two policies' names.
+Task = tuple[str, int, str, str]
+#: The policies of a forked worker: handed over at the fork (inherited, never pickled).
+_PLAYING: dict[str, Policy] = {}
+
+
+def _played(
+    policies: dict[str, Policy], tasks: list[Task], max_hands: int, jobs: int
+) -> Generator[list[tuple[GameRecord, int]]]:
+    """Each task's two legs, in order: played here, or by ``jobs`` forked workers."""
+    if jobs <= 1:
+        yield from map(partial(_pair, policies, max_hands), tasks)
+        return
+    context = multiprocessing.get_context("fork")
+    with context.Pool(jobs, initializer=_adopt, initargs=(policies,)) as pool:
+        yield from pool.imap(partial(_worker_pair, max_hands), tasks)
+
+
+def _adopt(policies: dict[str, Policy]) -> None:
+    global _PLAYING
+    _PLAYING = policies
+
+
+def _worker_pair(max_hands: int, task: Task) -> list[tuple[GameRecord, int]]:
+    return _pair(_PLAYING, max_hands, task)
+
+
+def _pair(policies: dict[str, Policy], max_hands: int, task: Task) -> list[tuple[GameRecord, int]]:
+    """Both legs of a duplicate pair: the first policy at A+C, then at B+D."""
+    _, deal, a, b = task
+    return [
+        play_match((first, policies[first]), (second, policies[second]), deal, max_hands)
+        for first, second in ((a, b), (b, a))
+    ]
 
 
 def _result(

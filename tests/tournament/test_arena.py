@@ -142,3 +142,14 @@ def test_the_command_prints_the_sprt_as_json_and_refuses_a_bad_policy(tmp_path: 
     bad = referee("arena", "--policy", "h=heuristic", "--policy", "r=nope", cwd=tmp_path)
     assert bad.returncode == 2
     assert bad.stderr.count("\n") == 1 and "'nope' is no bundled kit bot" in bad.stderr
+
+
+def test_forked_workers_play_the_same_matches_closures_and_all() -> None:
+    chosen = {"heuristic": "heuristic", "net": lambda tensor, mask: int(np.flatnonzero(mask)[-1])}
+    alone = arena(chosen, seeds=3, seed=2)
+    forked = arena(chosen, seeds=3, seed=2, jobs=2)
+    assert forked.results == alone.results and forked.standings == alone.standings
+    test = Sprt(0, 200)
+    assert (
+        arena(KIT, seeds=30, sprt=test, jobs=2).results == arena(KIT, seeds=30, sprt=test).results
+    )
