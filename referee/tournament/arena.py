@@ -144,6 +144,8 @@ def _checked(name: str, strategy: Strategy) -> Strategy:
 
 
 def _index_policy(chosen: Policy) -> IndexPolicy | None:
+    """The policy as an index policy, if it is one: a callable of two positional arguments
+    (a strategy takes one, the ``Decision``)."""
     if isinstance(chosen, IndexPolicy):
         return chosen
     if callable(chosen):
@@ -152,7 +154,9 @@ def _index_policy(chosen: Policy) -> IndexPolicy | None:
         except (TypeError, ValueError):  # a builtin without a signature: a strategy
             return None
         required = [
-            p for p in arguments if p.default is p.empty and p.kind <= p.POSITIONAL_OR_KEYWORD
+            p
+            for p in arguments
+            if p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
         ]
         if len(required) == 2:
             return IndexPolicy(chosen)  # type: ignore[arg-type]
