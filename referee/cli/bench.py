@@ -75,6 +75,24 @@ def bench_core(
     _echo(core.lines(hands, seed, batch))
 
 
+@bench_app.command("env")
+def bench_env(
+    steps: Annotated[int, typer.Option(min=1, help="Random legal steps per round.")] = 20_000,
+    rounds: Annotated[int, typer.Option(min=1, help="Rounds of engine, then environment.")] = 3,
+    seed: Annotated[int, typer.Option(min=0, help="First match seed (and the chooser's).")] = 1,
+) -> None:
+    """Steps/s of the PettingZoo environment (observing each step) against the bare engine's
+    in the same run, in alternating rounds; the figure the medians. Needs the ai extra."""
+    try:
+        from referee.bench import env
+    except ImportError as exc:
+        raise fail(
+            f"bench env needs the ai extra ({exc.name} is missing): pip install '.[ai]'"
+        ) from None
+
+    _echo(env.lines(steps, rounds, seed))
+
+
 def _seconds(what: str) -> Any:
     return typer.Option(min=0.1, max=3600, metavar="S", help=f"Seconds to measure ({what}).")
 

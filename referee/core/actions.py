@@ -1,44 +1,25 @@
-"""The canonical action index: every action of the game as one integer 0-72, the same in the C
-core (``texas42.h``), its binding and any environment built on it, and each index's form on
-the wire (``{"type": "bid", "points": 31}``).
+"""The canonical action index in its JSON forms, for the compiled core and its binding.
 
-    0        pass
-    1..12    bid 30..41 points
-    13..17   all tricks for 1..5 marks
-    18..26   trump 0-6, "doubles", "no_trump" (a point contract)
-    27..44   the same nine trumps, each with 1 then 2 piles face up (all tricks)
-    45..72   play a tile, the 28 in canonical order ([0|0], [0|1], ... [6|6])
+The index itself (0 pass, 1-12 bids 30-41, 13-17 all tricks 1-5, 18-26 trumps, 27-44 trumps
+with 1 or 2 piles, 45-72 plays in ``TILES`` order) is ``referee.env.actions``, the one list of
+the game's actions by number; ``texas42.h`` numbers them alike and a test holds the two
+equal. Here each index gets the form it has on the wire (``{"type": "bid", "points": 31}``),
+which is what ``referee.spec.facts.Engine`` speaks.
 """
 
 from __future__ import annotations
 
 from typing import Any, Final
 
+import msgspec
+
+from referee.env.actions import ACTIONS, FIRST_PLAY, SIZE
 from referee.errors import NotAnAction
-from referee.rules.actions import MAX_POINT_BID, MIN_POINT_BID, TRUMPS
-from referee.rules.tiles import TILES
-
-PASS: Final = 0
-BID: Final = 1
-ALL_TRICKS: Final = 13
-TRUMP: Final = 18
-TRUMP_PILES: Final = 27
-PLAY: Final = 45
-COUNT: Final = 73
-
-
-def _forms() -> tuple[dict[str, Any], ...]:
-    forms: list[dict[str, Any]] = [{"type": "pass"}]
-    forms += [{"type": "bid", "points": p} for p in range(MIN_POINT_BID, MAX_POINT_BID + 1)]
-    forms += [{"type": "all_tricks", "marks": m} for m in range(1, 6)]
-    forms += [{"type": "trump", "trump": t} for t in TRUMPS]
-    forms += [{"type": "trump", "trump": t, "piles": p} for t in TRUMPS for p in (1, 2)]
-    forms += [{"type": "play", "tile": [t.low, t.high]} for t in TILES]
-    return tuple(forms)
-
 
 #: FORMS[index]: the action's JSON form (do not change one: copy it with ``form``).
-FORMS: Final = _forms()
+FORMS: Final[tuple[dict[str, Any], ...]] = tuple(
+    msgspec.json.decode(msgspec.json.encode(a)) for a in ACTIONS
+)
 
 
 def _key(action: Any) -> tuple[Any, ...] | None:
@@ -71,6 +52,9 @@ def index_of(action: Any) -> int:
 def form(index: int) -> dict[str, Any]:
     """A fresh copy of the JSON form of the action ``index``."""
     action = FORMS[index]
-    if index >= PLAY:
+    if index >= FIRST_PLAY:
         return {"type": "play", "tile": list(action["tile"])}
     return dict(action)
+
+
+__all__ = ["FORMS", "SIZE", "form", "index_of"]

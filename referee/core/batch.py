@@ -16,7 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from referee.core import _texas42  # type: ignore[attr-defined]
-from referee.core.actions import COUNT, form
+from referee.core.actions import SIZE, form
 from referee.core.engine import CompiledEngine
 from referee.errors import IllegalAction
 from referee.rules.tiles import SEATS
@@ -39,7 +39,7 @@ class Batch:
         self.size = size
         self._games = _texas42.Batch(size, seed, rng)
         self._turns = np.zeros(size, np.uint8)
-        self._masks = np.zeros((size, COUNT), np.uint8)
+        self._masks = np.zeros((size, SIZE), np.uint8)
 
     def observe(self) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.bool_]]:
         """Each slot's seat to act (0-3: A-D) and its legal actions as a boolean mask of
@@ -60,7 +60,7 @@ class Batch:
         if status < 0:
             slot = -status - 1
             index = int(chosen[slot])
-            what = form(index) if 0 <= index < COUNT else index
+            what = form(index) if 0 <= index < SIZE else index
             seat = SEATS[self._games.match(slot).turn]
             raise IllegalAction(f"match {slot}: {what} is not legal for {seat} now")
         return Stepped(marks, hands.astype(bool), ended.astype(bool))

@@ -79,3 +79,11 @@ class Match:
             self.hand = self._deal(number, dealer)
             events.append(HandStarted(hand_number=number, dealer=dealer))
         return events
+
+    def clone(self) -> Match:
+        """An independent copy (the hand cloned, the score and results copied), for search."""
+        other = Match.__new__(Match)
+        other.seed, other.winner, other._next_deal = self.seed, self.winner, self._next_deal
+        other.marks, other.results = dict(self.marks), list(self.results)
+        other.hand = self.hand.clone()
+        return other

@@ -8,6 +8,7 @@ naming the worker, the entrant, the command and the worker's directory.
 
 from __future__ import annotations
 
+import logging
 import os
 import socket
 from collections.abc import Iterator
@@ -94,9 +95,12 @@ def connected(address: str, local_workers: int) -> Iterator[Any]:
     cluster = None
     try:
         if address == "local":
+            # Its workers' own logs stay quiet below CRITICAL: a worker the cluster restarts
+            # logs a traceback when its heartbeat meets the closing scheduler, on the
+            # referee's stderr; the referee says what failed, once, itself.
             cluster = LocalCluster(  # type: ignore[no-untyped-call]
                 n_workers=local_workers, threads_per_worker=1, processes=True,
-                dashboard_address=None,
+                dashboard_address=None, silence_logs=logging.CRITICAL,
             )  # fmt: skip
             client = Client(cluster)  # type: ignore[no-untyped-call]
         else:

@@ -133,10 +133,11 @@ def test_a_rerun_from_elsewhere_names_the_cause(tmp_path: Path) -> None:
 
 
 COMMANDS = [
-    ["match"], ["replay"], ["tournament"], ["report"], ["sandbox"], ["schema"], ["play"],
+    ["match"], ["replay"], ["tournament"], ["arena"], ["report"], ["sandbox"], ["schema"], ["play"],
     ["ask"], ["check-bot"], ["league", "init"], ["league", "run"],
     ["bench", "engine"], ["bench", "referee"], ["bench", "tournament"], ["bench", "sandbox"],
     ["bench", "decode"], ["bench", "viewer"], ["bench", "cache"], ["bench", "core"],
+    ["bench", "env"],
     ["strong", "calibrate"], ["strong", "fit-beliefs"], ["strong", "fit-bidding"],
 ]  # fmt: skip
 

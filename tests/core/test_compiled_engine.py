@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 import referee.core
 from referee.core import CORE, new_engine
-from referee.core.actions import COUNT, FORMS, form, index_of
+from referee.core.actions import FORMS, SIZE, form, index_of
 from referee.errors import NotAnAction
 from referee.spec.conformance import check_engine
 from referee.spec.facts import PythonEngine
@@ -26,8 +26,8 @@ compiled = pytest.mark.skipif(CORE != "c", reason="the core was built without a 
 
 
 def test_every_action_has_one_index_and_back() -> None:
-    assert len(FORMS) == COUNT == 73
-    assert [index_of(form(i)) for i in range(COUNT)] == list(range(COUNT))
+    assert len(FORMS) == SIZE == 73
+    assert [index_of(form(i)) for i in range(SIZE)] == list(range(SIZE))
     assert index_of({"type": "play", "tile": (3, 5)}) == index_of({"type": "play", "tile": [3, 5]})
 
 
@@ -82,7 +82,7 @@ def _position(number: int, steps: int) -> tuple[Any, PythonEngine]:
     number=st.integers(0, 10**6),
     steps=st.integers(0, 120),
     seat=st.sampled_from("ABCD") | st.none(),
-    pick=st.integers(0, COUNT - 1) | st.floats(0, 1, exclude_max=True),
+    pick=st.integers(0, SIZE - 1) | st.floats(0, 1, exclude_max=True),
 )
 def test_any_action_is_taken_or_refused_as_the_reference_does(
     number: int, steps: int, seat: str | None, pick: int | float

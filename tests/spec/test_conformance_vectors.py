@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.broken_engines import Renege
 
 from referee.errors import IllegalAction
 from referee.rules import hand as hand_module
@@ -99,18 +100,6 @@ class _Reordered(PythonEngine):
         return super().legal_actions()[::-1]
 
 
-class _Renege(PythonEngine):
-    """Lets a seat play any tile it holds, following suit or not."""
-
-    __slots__ = ()
-
-    def legal_actions(self) -> list[Any]:
-        hand = self.match.hand
-        if hand.phase == "playing" and hand.turn is not None:
-            return [{"type": "play", "tile": list(t)} for t in hand.hands[hand.turn]]
-        return super().legal_actions()
-
-
 class _NextSeed(PythonEngine):
     """Deals from the wrong seed."""
 
@@ -145,7 +134,7 @@ def test_an_engine_offering_another_order_is_caught() -> None:
 
 
 def test_an_engine_that_lets_a_seat_renege_is_caught() -> None:
-    parted = _parted(_Renege)
+    parted = _parted(Renege)
     assert {"lead.trump", "lead.double", "follow.doubles-trump"} <= parted["positions"]
     assert parted["perft"] and parted["matches"]
 

@@ -5,21 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from support.broken_engines import Renege
+
 from referee.spec.conformance import check_engine
 from referee.spec.facts import PythonEngine
 from referee.spec.lockstep import lockstep
-
-
-class _Renege(PythonEngine):
-    """Lets a seat play any tile it holds, following suit or not."""
-
-    __slots__ = ()
-
-    def legal_actions(self) -> list[Any]:
-        hand = self.match.hand
-        if hand.phase == "playing" and hand.turn is not None:
-            return [{"type": "play", "tile": list(t)} for t in hand.hands[hand.turn]]
-        return super().legal_actions()
 
 
 class _ForgetsPiles(PythonEngine):
@@ -38,7 +28,7 @@ def test_the_reference_agrees_with_itself_over_whole_matches() -> None:
 
 
 def test_an_engine_that_lets_a_seat_renege_is_found_where_it_does() -> None:
-    found = lockstep(_Renege, matches=10)
+    found = lockstep(Renege, matches=10)
     assert found and all(d.what.endswith("the legal actions") for d in found)
     assert all(len(d.got) > len(d.expected) for d in found)  # the seat could follow
 
