@@ -21,9 +21,9 @@ setup(
             "referee.core._texas42",
             sources=[
                 f"referee/core/{name}.c"
-                for name in ("_core", "_batch", "texas42", "deal", "sha256", "batch")
+                for name in ("_core", "_batch", "texas42", "deal", "sha256", "batch", "tensors")
             ],
-            depends=["referee/core/texas42.h", "referee/core/sha256.h"],
+            depends=["referee/core/texas42.h", "referee/core/sha256.h", "referee/core/tensors.h"],
             extra_compile_args=["-O3", "-std=c99"],
             optional=True,
         ),

@@ -4,6 +4,8 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+#include <string.h>
+
 #include "texas42.h"
 
 typedef struct {
@@ -13,12 +15,26 @@ typedef struct {
 
 extern PyTypeObject MatchType;
 
+#define OUTPUTS 9 /* the arrays of t42_outputs, in its order */
+
 typedef struct {
     PyObject_HEAD
     t42_match *games;
     int size;
     uint64_t next_seed, rng, matches;
+    Py_buffer held[OUTPUTS]; /* the arrays bound by `bind`, held until rebound or freed */
+    t42_outputs out;
+    int bound;
 } Batch;
+
+static void release(Batch *self) {
+    for (int k = 0; k < OUTPUTS; k++)
+        if (self->held[k].obj)
+            PyBuffer_Release(&self->held[k]);
+    memset(self->held, 0, sizeof self->held);
+    memset(&self->out, 0, sizeof self->out);
+    self->bound = 0;
+}
 
 static int Batch_init(Batch *self, PyObject *args, PyObject *kwds) {
     int size;
@@ -44,6 +60,7 @@ static int Batch_init(Batch *self, PyObject *args, PyObject *kwds) {
 }
 
 static void Batch_dealloc(Batch *self) {
+    release(self);
     PyMem_Free(self->games);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
@@ -56,6 +73,56 @@ static int sized(Py_buffer *view, Py_ssize_t bytes, const char *name) {
     }
     return 0;
 }
+
+/* bind(turns, masks, states, kept, observations, marks, rewards, hands, ended): the arrays
+ * (each writable, C-contiguous, of its exact size, or None) that `step`, `random` and
+ * `write` fill from now on. */
+static PyObject *Batch_bind(Batch *self, PyObject *args) {
+    static const char *names[OUTPUTS] = {"turns", "masks", "states", "kept", "observations",
+                                         "marks", "rewards", "hands", "ended"};
+    Py_ssize_t n = self->size;
+    const Py_ssize_t bytes[OUTPUTS] = {n, n * T42_ACTIONS, n * 4 * T42_STATE_SIZE * 4,
+                                       n * T42_KEPT, n * T42_OBS_SIZE * 4, n * 2, n * 4 * 4,
+                                       n, n};
+    PyObject *given[OUTPUTS];
+    if (!PyArg_UnpackTuple(args, "bind", OUTPUTS, OUTPUTS, &given[0], &given[1], &given[2],
+                           &given[3], &given[4], &given[5], &given[6], &given[7], &given[8]))
+        return NULL;
+    Py_buffer views[OUTPUTS];
+    memset(views, 0, sizeof views);
+    for (int k = 0; k < OUTPUTS; k++) {
+        if (given[k] == Py_None)
+            continue;
+        if (PyObject_GetBuffer(given[k], &views[k], PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0 ||
+            sized(&views[k], bytes[k], names[k]) < 0) {
+            for (int j = 0; j <= k; j++)
+                if (views[j].obj)
+                    PyBuffer_Release(&views[j]);
+            return NULL;
+        }
+    }
+    if ((views[2].obj != NULL) != (views[3].obj != NULL)) {
+        for (int k = 0; k < OUTPUTS; k++)
+            if (views[k].obj)
+                PyBuffer_Release(&views[k]);
+        PyErr_SetString(PyExc_ValueError, "states and kept go together");
+        return NULL;
+    }
+    release(self);
+    memcpy(self->held, views, sizeof views);
+    void **fields[OUTPUTS] = {(void **)&self->out.turns,        (void **)&self->out.masks,
+                              (void **)&self->out.states,       (void **)&self->out.kept,
+                              (void **)&self->out.observations, (void **)&self->out.marks,
+                              (void **)&self->out.rewards,      (void **)&self->out.hands,
+                              (void **)&self->out.ended};
+    for (int k = 0; k < OUTPUTS; k++)
+        *fields[k] = self->held[k].buf;
+    self->bound = 1;
+    t42_batch_write(self->games, self->size, &self->out);
+    Py_RETURN_NONE;
+}
+
+static const t42_outputs *outputs(Batch *self) { return self->bound ? &self->out : NULL; }
 
 static PyObject *Batch_observe(Batch *self, PyObject *args) {
     Py_buffer turns = {0}, masks = {0};
@@ -72,38 +139,35 @@ static PyObject *Batch_observe(Batch *self, PyObject *args) {
     return answer;
 }
 
-/* step(actions, marks, hands, ended): 0, or the index + 1 of the first illegal action's
- * match as a negative number (nothing changed). */
+/* step(actions): 0, writing the bound arrays, or the index + 1 of the first illegal
+ * action's match as a negative number (nothing changed). */
 static PyObject *Batch_step(Batch *self, PyObject *args) {
-    Py_buffer actions = {0}, marks = {0}, hands = {0}, ended = {0};
-    if (!PyArg_ParseTuple(args, "y*w*w*w*", &actions, &marks, &hands, &ended))
+    Py_buffer actions = {0};
+    if (!PyArg_ParseTuple(args, "y*", &actions))
         return NULL;
     PyObject *answer = NULL;
     int n = self->size;
-    if (!sized(&actions, (Py_ssize_t)n * 8, "actions (int64)") &&
-        !sized(&marks, (Py_ssize_t)n * 2, "marks (int8, two a match)") &&
-        !sized(&hands, n, "hands") && !sized(&ended, n, "ended")) {
-        int status = t42_batch_step(self->games, n, actions.buf, &self->next_seed, marks.buf,
-                                    hands.buf, ended.buf);
-        if (ended.buf)
-            for (int i = 0; i < n; i++)
-                self->matches += ((uint8_t *)ended.buf)[i];
+    if (!sized(&actions, (Py_ssize_t)n * 8, "actions (int64)")) {
+        int status = t42_batch_step(self->games, n, actions.buf, &self->next_seed,
+                                    &self->matches, outputs(self));
         answer = PyLong_FromLong(status);
     }
     PyBuffer_Release(&actions);
-    PyBuffer_Release(&marks);
-    PyBuffer_Release(&hands);
-    PyBuffer_Release(&ended);
     return answer;
 }
 
+/* random(steps, by_match=False): random legal play; by match, nothing is written until the
+ * end (then the position, as `write`). Returns the hands finished. */
 static PyObject *Batch_random(Batch *self, PyObject *args) {
-    int steps;
-    if (!PyArg_ParseTuple(args, "i", &steps))
+    int steps, by_match = 0;
+    if (!PyArg_ParseTuple(args, "i|p", &steps, &by_match))
         return NULL;
     /* The GIL stays held: another thread could step this batch meanwhile. */
     uint64_t hands = t42_batch_random(self->games, self->size, steps, &self->rng,
-                                      &self->next_seed, &self->matches);
+                                      &self->next_seed, &self->matches,
+                                      by_match ? NULL : outputs(self));
+    if (by_match && self->bound)
+        t42_batch_write(self->games, self->size, &self->out);
     return PyLong_FromUnsignedLongLong(hands);
 }
 
@@ -133,8 +197,11 @@ static PyGetSetDef Batch_getset[] = {
 
 static PyMethodDef Batch_methods[] = {
     {"observe", (PyCFunction)Batch_observe, METH_VARARGS, "observe(turns, masks)"},
-    {"step", (PyCFunction)Batch_step, METH_VARARGS, "step(actions, marks, hands, ended)"},
-    {"random", (PyCFunction)Batch_random, METH_VARARGS, "random(steps): the hands finished"},
+    {"bind", (PyCFunction)Batch_bind, METH_VARARGS,
+     "bind(turns, masks, states, kept, observations, marks, rewards, hands, ended)"},
+    {"step", (PyCFunction)Batch_step, METH_VARARGS, "step(actions)"},
+    {"random", (PyCFunction)Batch_random, METH_VARARGS,
+     "random(steps, by_match=False): the hands finished"},
     {"match", (PyCFunction)Batch_match, METH_VARARGS, "match(i): a copy of match i"},
     {NULL, NULL, 0, NULL}};
 

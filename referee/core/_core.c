@@ -62,6 +62,38 @@ static PyObject *Match_apply(Match *self, PyObject *args) {
                          ev.match_ended);
 }
 
+/* information_state(seat, out) and observation(seat, out): the seat's tensor written into a
+ * float32 buffer of T42_STATE_SIZE or T42_OBS_SIZE floats. */
+static PyObject *write_tensor(Match *self, PyObject *args, int state) {
+    int seat;
+    Py_buffer out = {0};
+    if (!PyArg_ParseTuple(args, "iw*", &seat, &out))
+        return NULL;
+    Py_ssize_t floats = state ? T42_STATE_SIZE : T42_OBS_SIZE;
+    PyObject *answer = NULL;
+    if (seat < 0 || seat > 3)
+        PyErr_SetString(PyExc_ValueError, "a seat is 0-3");
+    else if (out.len != floats * 4 || !PyBuffer_IsContiguous(&out, 'C'))
+        PyErr_Format(PyExc_ValueError, "%zd float32 expected", floats);
+    else {
+        if (state)
+            t42_information_state(&self->match, seat, out.buf);
+        else
+            t42_observation(&self->match, seat, out.buf);
+        answer = Py_NewRef(Py_None);
+    }
+    PyBuffer_Release(&out);
+    return answer;
+}
+
+static PyObject *Match_information_state(Match *self, PyObject *args) {
+    return write_tensor(self, args, 1);
+}
+
+static PyObject *Match_observation(Match *self, PyObject *args) {
+    return write_tensor(self, args, 0);
+}
+
 static PyObject *Match_copy(Match *self, PyObject *unused) {
     (void)unused;
     Match *other = PyObject_New(Match, &MatchType);
@@ -166,6 +198,10 @@ static PyMethodDef Match_methods[] = {
     {"apply", (PyCFunction)Match_apply, METH_VARARGS, "apply(seat, action): events or an error"},
     {"copy", (PyCFunction)Match_copy, METH_NOARGS, "an independent copy"},
     {"raw", (PyCFunction)Match_raw, METH_NOARGS, "the whole state as a tuple"},
+    {"information_state", (PyCFunction)Match_information_state, METH_VARARGS,
+     "information_state(seat, out): the seat's information state into float32 out"},
+    {"observation", (PyCFunction)Match_observation, METH_VARARGS,
+     "observation(seat, out): the seat's observation into float32 out"},
     {NULL, NULL, 0, NULL}};
 
 PyTypeObject MatchType = {
@@ -207,7 +243,10 @@ PyMODINIT_FUNC PyInit__texas42(void) {
     if (!m)
         return NULL;
     if (PyModule_AddObjectRef(m, "Match", (PyObject *)&MatchType) < 0 ||
-        PyModule_AddObjectRef(m, "Batch", (PyObject *)&BatchType) < 0) {
+        PyModule_AddObjectRef(m, "Batch", (PyObject *)&BatchType) < 0 ||
+        PyModule_AddIntConstant(m, "STATE_SIZE", T42_STATE_SIZE) < 0 ||
+        PyModule_AddIntConstant(m, "OBSERVATION_SIZE", T42_OBS_SIZE) < 0 ||
+        PyModule_AddIntConstant(m, "KEPT", T42_KEPT) < 0) {
         Py_DECREF(m);
         return NULL;
     }

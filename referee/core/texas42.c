@@ -74,6 +74,7 @@ static void deal_hand(t42_match *m, uint32_t number, int dealer) {
     int8_t winner = m->winner;
     memset(m, 0, sizeof *m);
     m->seed = seed, m->marks[0] = marks[0], m->marks[1] = marks[1], m->winner = winner;
+    m->hand_marks[0] = marks[0], m->hand_marks[1] = marks[1];
     m->hand_number = number;
     m->dealer = (uint8_t)dealer;
     m->phase = T42_BIDDING;
@@ -299,8 +300,11 @@ int t42_apply(t42_match *m, int seat, int action, t42_events *events) {
         error = bid(m, seat, action, ev);
     else
         error = declare(m, seat, action);
-    if (error || !ev->hand_ended)
+    if (error)
         return error;
+    m->acted[m->acted_count] = (uint8_t)action, m->acted_by[m->acted_count++] = (uint8_t)seat;
+    if (!ev->hand_ended)
+        return T42_OK;
     /* The match: score the hand, then deal the next one or end. */
     const t42_result *r = &ev->result;
     if (r->winner >= 0) {

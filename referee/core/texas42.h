@@ -45,6 +45,9 @@ extern "C" {
 #define T42_PLAY 45
 #define T42_ACTIONS 73
 
+/* Acted events in one hand at most: 4 bids, 1 declaration, 28 plays. */
+#define T42_MAX_ACTED 33
+
 #define T42_DOUBLES 7
 #define T42_NO_TRUMP 8
 
@@ -115,6 +118,9 @@ typedef struct {
     uint8_t piles;
     uint8_t marks[2];
     int8_t winner;               /* the match's winner once a side has 7 marks, else -1 */
+    uint8_t hand_marks[2];       /* the marks before this hand */
+    uint8_t acted_count;         /* this hand's actions in order (every `acted` event) */
+    uint8_t acted[T42_MAX_ACTED], acted_by[T42_MAX_ACTED];
 } t42_match;
 
 /* The deal (protocol/deal-test-vectors.md). `t42_shuffled` writes the 28 tiles of hand
@@ -142,28 +148,86 @@ int t42_tile_low(int tile);
 int t42_tile_high(int tile);
 int t42_count(int tile);
 
+/* Each seat's two tensors, float32 0s and 1s (marks and hand sizes as fractions of 7), in the
+ * layouts docs/env.md tables (referee/env/layout.py names the blocks; a test holds the two
+ * equal). Seats in them are relative to the seat they are for: 0 itself, 1 its left, 2 its
+ * partner, 3 its right. The information state is everything the seat was sent this hand (the
+ * dealer, the marks before it, its seven tiles, every acted event in order); the observation
+ * is its view now (covered piles hidden). Both write the whole tensor. */
+#define T42_STATE_DEALER 0
+#define T42_STATE_MARKS 4
+#define T42_STATE_DEALT 6
+#define T42_STATE_HISTORY 34
+#define T42_STATE_ACTED 77 /* a history slot: who (4) and the action (73) */
+#define T42_STATE_SIZE 2575
+
+#define T42_OBS_DEALER 0
+#define T42_OBS_MARKS 4
+#define T42_OBS_PHASE 6
+#define T42_OBS_TURN 10
+#define T42_OBS_HAND 14
+#define T42_OBS_HAND_SIZES 42
+#define T42_OBS_BIDS 46      /* 4 slots of 18 (actions 0-17) */
+#define T42_OBS_CONTRACT 118 /* declarer 4, bid 17, trump 9, piles 2 */
+#define T42_OBS_TRICK 150    /* 4 slots of 32: who (4), the tile (28) */
+#define T42_OBS_PILES 278    /* 7 slots of 32: taken, seen, ours, theirs, the tiles (28) */
+#define T42_OBS_SIZE 502
+
+void t42_information_state(const t42_match *m, int seat, float out[T42_STATE_SIZE]);
+void t42_observation(const t42_match *m, int seat, float out[T42_OBS_SIZE]);
+
 /* The batched API: `n` matches stepped at once, on flat arrays (numpy's, from Python). A
  * batch starts match i from seed `first_seed + i`; a match that ends is replaced at once by a
  * new one from the batch's next seed (`*next_seed`, then counted up), so every slot always
  * holds a match in play. */
 void t42_batch_reset(t42_match *games, int n, uint64_t first_seed);
 
+/* What the batch writes for a training loop, each array one row a match; any may be NULL.
+ * After t42_batch_write and after every step they describe the position now:
+ *   turns    n        the seat to act (0-3)
+ *   masks    n x 73   its legal actions, 1 or 0
+ *   states   n x 4 x T42_STATE_SIZE  each seat's information state, kept up to date in
+ *            place: a step writes only what it changed (two floats a seat; a new hand its
+ *            first 34 floats and clears the last hand's history), so it needs `kept`
+ *   kept     n x T42_KEPT bytes, the batch's own record of what `states` holds
+ *   observations n x T42_OBS_SIZE  the observation of the seat to act, written whole
+ * and what the step did:
+ *   marks    n x 2    marks each partnership scored (a hand ended)
+ *   rewards  n x 4    each seat's reward: its side's marks scored minus the other side's
+ *   hands    n        1 if a hand ended
+ *   ended    n        1 if the match ended (the slot now holds a new match) */
+#define T42_KEPT 68
+typedef struct {
+    uint8_t *turns, *masks;
+    float *states;
+    uint8_t *kept;
+    float *observations;
+    int8_t *marks;
+    float *rewards;
+    uint8_t *hands, *ended;
+} t42_outputs;
+
+/* Writes turns, masks, states (whole) and observations for every match. */
+void t42_batch_write(const t42_match *games, int n, const t42_outputs *out);
+
 /* Each match's seat to act (out[i], 0-3) and legal actions as a mask (masks[73 i + a]). */
 void t42_batch_observe(const t42_match *games, int n, uint8_t *turns, uint8_t *masks);
 
 /* One action for each match, by the seat to act. Every action is checked before any is
  * taken: if one is illegal, returns its match's index + 1 as a negative number and changes
- * nothing. Otherwise returns 0 and writes, for each match, the marks each partnership scored
- * (marks[2 i], marks[2 i + 1]), whether a hand ended (hands[i]) and whether the match ended
- * (ended[i]; that slot then holds a new match from *next_seed). Any output may be NULL. */
+ * nothing. Otherwise returns 0, adds the matches finished to `*matches` and writes `out`
+ * (which may be NULL). */
 int t42_batch_step(t42_match *games, int n, const int64_t *actions, uint64_t *next_seed,
-                   int8_t *marks, uint8_t *hands, uint8_t *ended);
+                   uint64_t *matches, const t42_outputs *out);
 
-/* `steps` steps of random legal play in every match (match by match), the actions drawn in C
- * by the generator `*rng`; ended matches are replaced as in t42_batch_step. Returns the hands
- * finished and adds the matches finished to `*matches`. */
+/* `steps` rounds of random legal play, each round one action in every match (drawn in C by
+ * the generator `*rng`), writing `out` (which may be NULL) as t42_batch_step does; ended
+ * matches are replaced as there. Returns the hands finished and adds the matches finished
+ * to `*matches`. With `out` NULL it plays match by match instead (each match's `steps`
+ * steps in a row, its state in the cache: faster, and other games, as the draws come in
+ * another order). */
 uint64_t t42_batch_random(t42_match *games, int n, int steps, uint64_t *rng,
-                          uint64_t *next_seed, uint64_t *matches);
+                          uint64_t *next_seed, uint64_t *matches, const t42_outputs *out);
 
 /* Random legal play: `count` whole matches from seeds seed, seed + 1, ..., actions drawn by
  * a generator seeded with `rng`; returns the hands played (for a speed figure). */
