@@ -102,8 +102,10 @@ static int step_one(t42_match *game, int i, int action, uint64_t *next_seed,
         out->marks[2 * i + 1] = (int8_t)(winner == 1 ? marks : 0);
     }
     if (out->rewards)
-        for (int s = 0; s < 4; s++)
-            out->rewards[4 * i + s] = winner < 0 ? 0.0f : (float)((s & 1) == winner ? marks : -marks);
+        for (int s = 0; s < 4; s++) {
+            int won = winner < 0 ? 0 : (s & 1) == winner ? marks : -marks;
+            out->rewards[4 * i + s] = (float)won;
+        }
     if (out->hands)
         out->hands[i] = ev.hand_ended;
     if (out->ended)
