@@ -75,6 +75,29 @@ def bench_core(
     _echo(core.lines(hands, seed, batch))
 
 
+@bench_app.command("batch")
+def bench_batch(
+    batch: Annotated[int, typer.Option(min=1, help="Matches stepped at once.")] = 1024,
+    steps: Annotated[int, typer.Option(min=1, help="Steps of every match a round.")] = 400,
+    seed: Annotated[int, typer.Option(min=0, help="First match seed.")] = 1,
+) -> None:
+    """The compiled core's batched environment: steps/s with every seat's information state
+    and the masks written each step, against the same batch without the states, in
+    alternating rounds; the figure and its goal last. Needs the ai extra and the core."""
+    from referee.core import CORE
+
+    if CORE != "c":
+        raise fail("bench batch needs the compiled core: reinstall with a C compiler (cc)")
+    try:
+        from referee.bench import batch as batched
+    except ImportError as exc:
+        raise fail(
+            f"bench batch needs the ai extra ({exc.name} is missing): pip install '.[ai]'"
+        ) from None
+
+    _echo(batched.lines(batch, steps, seed))
+
+
 @bench_app.command("env")
 def bench_env(
     steps: Annotated[int, typer.Option(min=1, help="Random legal steps per round.")] = 20_000,

@@ -137,7 +137,7 @@ COMMANDS = [
     ["ask"], ["check-bot"], ["league", "init"], ["league", "run"],
     ["bench", "engine"], ["bench", "referee"], ["bench", "tournament"], ["bench", "sandbox"],
     ["bench", "decode"], ["bench", "viewer"], ["bench", "cache"], ["bench", "core"],
-    ["bench", "env"],
+    ["bench", "env"], ["bench", "batch"],
     ["strong", "calibrate"], ["strong", "fit-beliefs"], ["strong", "fit-bidding"],
 ]  # fmt: skip
 
