@@ -55,8 +55,9 @@ def lines(batch: int, steps: int, seed: int, rounds: int = 5) -> Iterator[str]:
         driven.step((rng.random(driven.masks.shape) * driven.masks).argmax(axis=1))
     python = batch * count / (time.perf_counter() - start)
     yield f"driven from Python (numpy picks each action, Batch.step): {python:,.0f} steps/s"
-    rate, share = statistics.median(full_rates), statistics.median(
-        f / b for f, b in zip(full_rates, bare_rates, strict=True)
+    rate, share = (
+        statistics.median(full_rates),
+        statistics.median(f / b for f, b in zip(full_rates, bare_rates, strict=True)),
     )
     verdict = "ok" if rate >= GOAL else "short"
     yield (

@@ -4,11 +4,14 @@ hands and matches; its rewards are the environments'; the C layout is the docume
 
 from __future__ import annotations
 
+import random
 import re
 from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from referee.core import CORE
 from referee.env.aec import hand_rewards
@@ -103,3 +106,26 @@ def test_a_finished_match_gives_the_last_hands_tensors() -> None:
         match.information_state(0, np.zeros(10, np.float32))
     with pytest.raises(ValueError, match="a seat is 0-3"):
         match.observation(4, seen)
+
+
+@settings(max_examples=150, deadline=None)
+@given(seed=st.integers(0, 2**64 - 1), steps=st.integers(0, 300), pick=st.randoms())
+def test_any_position_gives_every_seat_the_python_tensors(
+    seed: int, steps: int, pick: random.Random
+) -> None:
+    from referee.core import _texas42  # type: ignore[attr-defined]
+
+    match, game = _texas42.Match(seed), PythonGame(seed)
+    for _ in range(steps):
+        if game.is_over:
+            break
+        action = pick.choice(game.legal())
+        match.apply(match.turn, action)
+        game.apply(action)
+    whole = np.zeros(INFORMATION_STATE.size, np.float32)
+    seen = np.zeros(OBSERVATION.size, np.float32)
+    for s, seat in enumerate(SEATS):
+        match.information_state(s, whole)
+        np.testing.assert_array_equal(whole, game.information_state(seat))
+        match.observation(s, seen)
+        np.testing.assert_array_equal(seen, game.observation(seat))
