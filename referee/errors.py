@@ -233,3 +233,7 @@ def reasons(base: type[BaseException]) -> frozenset[str]:
 
 class LeagueError(RefereeError, ValueError):
     """A league's database cannot be used as asked; the message says why and what to do."""
+
+
+class DatasetError(RefereeError, ValueError):
+    """A path or a log a dataset cannot be made from; the message names it and says why."""
