@@ -3,7 +3,8 @@
 A bot that reads an environment variable, a file beside it or makes a system call the
 sandbox refuses usually just crashes ("exit status 101"): nothing in its fault says the
 sandbox did it. So the first failed check is run again — with the sandbox off; if it then
-passes, with one kind of refusal lifted at a time (every variable passed, Landlock's file
+passes, with one kind of refusal lifted at a time (every variable passed, and the files
+their values name allowed: ``--sandbox-env`` passes a path, not the file; Landlock's file
 allow-list off, seccomp off, every limit raised, then each other layer) — and the first run
 that passes names the cause. A variable, a file or a limit is then pinned down: a file the
 referee knows it left out (a library the program loads from elsewhere, ``refusals``) and
@@ -18,8 +19,9 @@ for a bot you did not write.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import replace
+from pathlib import Path
 from typing import Final
 
 import msgspec
@@ -76,6 +78,23 @@ class _Runs:
         settings = msgspec.structs.replace(sandbox.settings, **changes)
         commands = dict.fromkeys(SEATS, self.context.command)
         return plan(settings, limits or sandbox.limits, commands, sandbox.secrets)
+
+    def files_of(self, names: Iterable[str]) -> list[Path]:
+        """The files and folders the values of ``names`` here name that the bot may not read
+        (``--sandbox-env`` passes a path, never the file)."""
+        readable = self.context.sandbox.readable.get("A", [])
+        found = [path for name in names for path in hints.variable_paths(name)]
+        return list(dict.fromkeys(hints.unreadable(found, readable)))
+
+    def passing(self, names: Iterable[str], files: Iterable[Path] = ()) -> SandboxPlan:
+        """The check's sandbox with the variables ``names`` passed too, and ``files``
+        allowed (without them when allowing them would show the bot the referee's files)."""
+        settings = self.context.sandbox.settings
+        env = (*settings.env, *names)
+        try:
+            return self.planned(env=env, allow=(*settings.allow, *map(str, files)))
+        except SandboxRefused:
+            return self.planned(env=env)
 
     def raised(self, factor: int, *names: str) -> tuple[SandboxPlan, MatchLimits]:
         """The check's sandbox with the limits ``names`` ``factor`` times their bound (each
@@ -134,10 +153,14 @@ async def diagnose(
             "",
         )
     withheld = hints.withheld(sandbox.settings.env)
-    if withheld and await runs.passes(
-        runs.planned(env=(*sandbox.settings.env, *withheld)), "environment"
+    # The files only the variables its stderr names point at: a value such as PWD's would
+    # let through a bot that reads a file of the working directory, and blame PWD.
+    files = runs.files_of(named_variables(lines, withheld))
+    if withheld and (
+        await runs.passes(runs.passing(withheld), "environment")
+        or (files and await runs.passes(runs.passing(withheld, files), "environment"))
     ):
-        return await _which_variable(runs, sandbox, withheld, lines, found)
+        return await _which_variable(runs, withheld, lines, found)
     if await runs.passes(sandbox.lifted(FILES), "files"):
         return await _which_file(runs, sandbox, lines, found)
     if await runs.passes(sandbox.lifted(SYSTEM_CALLS), "system-calls"):
@@ -175,33 +198,35 @@ async def diagnose(
 
 async def _which_variable(
     runs: _Runs,
-    sandbox: SandboxPlan,
     withheld: tuple[str, ...],
     lines: list[str],
     found: Callable[[Cause, str, str], Diagnosis],
 ) -> Diagnosis:
-    """The one variable that lets the bot through: those its stderr names first, then
-    halves of the rest, each tried with only it passed."""
-    base = sandbox.settings.env
+    """The one variable that lets the bot through: those its stderr names first (each
+    alone, then with the files its value names), then halves of the rest, each tried with
+    only it passed."""
     named = named_variables(lines, withheld)
     for name in named:
         if runs.left <= 0:
             break
-        if await runs.passes(runs.planned(env=(*base, name)), "environment"):
-            return _variable(found, name)
+        if await runs.passes(runs.passing([name]), "environment"):
+            return _variable(found, name, [])
+        files = runs.files_of([name])
+        if files and runs.left > 0 and await runs.passes(runs.passing([name], files), "files"):
+            return _variable(found, name, files)
     candidates = [name for name in withheld if name not in named]
     while len(candidates) > 1 and runs.left > 0:
         half = candidates[: len(candidates) // 2]
-        if await runs.passes(runs.planned(env=(*base, *half)), "environment"):
+        if await runs.passes(runs.passing(half), "environment"):
             candidates = half
         else:
             candidates = candidates[len(candidates) // 2 :]
     if (
         len(candidates) == 1
         and runs.left > 0
-        and await runs.passes(runs.planned(env=(*base, candidates[0])), "environment")
+        and await runs.passes(runs.passing(candidates), "environment")
     ):
-        return _variable(found, candidates[0])
+        return _variable(found, candidates[0], [])
     passed = ", ".join(sorted(BOT_ENVIRONMENT))
     return found(
         "environment",
@@ -212,12 +237,24 @@ async def _which_variable(
     )
 
 
-def _variable(found: Callable[[Cause, str, str], Diagnosis], name: str) -> Diagnosis:
+def _variable(
+    found: Callable[[Cause, str, str], Diagnosis], name: str, files: list[Path]
+) -> Diagnosis:
+    """The diagnosis of a bot that needs ``name``, and the ``files`` its value names here."""
+    if not files:
+        return found(
+            "environment",
+            f"it passes with the environment variable {name} passed, which the sandbox does not"
+            " pass by default",
+            f"--sandbox-env {name}",
+        )
+    listed = ", ".join(map(str, files))
     return found(
         "environment",
-        f"it passes with the environment variable {name} passed, which the sandbox does not"
-        " pass by default",
-        f"--sandbox-env {name}",
+        f"it passes with the environment variable {name} passed (the sandbox does not pass it"
+        f" by default) and what its value names here, {listed}, allowed: --sandbox-env passes"
+        " the name and its value, not the file",
+        " ".join([f"--sandbox-env {name}", *(f"--sandbox-allow {path}" for path in files)]),
     )
 
 
@@ -228,16 +265,18 @@ async def _which_file(
     found: Callable[[Cause, str, str], Diagnosis],
 ) -> Diagnosis:
     """The file outside the allow-list that lets the bot through, tried with
-    ``--sandbox-allow``: first each file its program needs that the referee left out (a
-    library or loader it chose outside the system's and its own folders: ``refusals``), then
-    each path its stderr names that exists here, the sandbox does not allow and advice may
+    ``--sandbox-allow``: first each file a variable passed with ``--sandbox-env`` names,
+    then each file its program needs that the referee left out (a library or loader it
+    chose outside the system's and its own folders: ``refusals``), then each path its
+    stderr names that exists here, the sandbox does not allow and advice may
     name (``hints``: beside the bot or under the working directory)."""
     command = runs.context.command
     left_out = {
         refusal.path: refusal for refusal in refusals_of(command, sandbox.readable.get("A", []))
     }
+    passed = {path: name for name in sandbox.settings.env for path in runs.files_of([name])}
     named = refused_paths(lines, command, sandbox.settings)
-    for path in dict.fromkeys([*left_out, *named]):
+    for path in dict.fromkeys([*passed, *left_out, *named]):
         if runs.left <= 0:
             break
         try:
@@ -247,6 +286,11 @@ async def _which_file(
         if await runs.passes(widened, "files"):
             refusal = left_out.get(path)
             why = f", {refusal.what}" if refusal else ", which is outside its allow-list"
+            if path in passed:
+                why = (
+                    f", which {passed[path]} names (--sandbox-env passes the name and its value,"
+                    " not the file)"
+                )
             return found(
                 "files", f"it passes when it may read {path}{why}", f"--sandbox-allow {path}"
             )

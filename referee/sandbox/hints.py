@@ -7,6 +7,12 @@ names and paths that would explain it, so that ``referee match`` can name the op
 fix it, and check-bot's diagnosis can try the likeliest first. A hint is a guess; check-bot's
 runs with the sandbox lifted are the proof.
 
+A variable often names a file (``MODEL=/srv/models/policy.onnx``): ``--sandbox-env`` passes
+the name and its value, never the file, so the bot may still not read it. Where the value
+here names a file or folder the bot may not read, the hint names ``--sandbox-allow`` for it
+too, and says why — for a variable the lines name, and for each one passed with
+``--sandbox-env`` (the operator's own value, whatever the lines say).
+
 The lines are a bot's, and a hostile bot writes them to get advice printed: so a hint names
 only a variable that does not look like a secret, and only a file beside the bot or under the
 working directory — never a dotfile, a home directory, the root or a system directory — and
@@ -35,7 +41,10 @@ SANDBOX_SUSPECTS: Final = frozenset(
 )
 #: Words that say a file was refused (``EACCES``), in the words of C, Python, Rust, Go,
 #: node and Java.
-DENIED: Final = ("Permission denied", "EACCES", "os error 13", "PermissionDenied")
+DENIED: Final = (
+    *("Permission denied", "EACCES", "os error 13", "PermissionDenied"),
+    "error number 13",  # onnxruntime: "Load model from … failed:system error number 13"
+)
 #: Words that say a system call was refused.
 REFUSED_CALL: Final = (
     "Operation not permitted",
@@ -121,20 +130,81 @@ _SYSTEM: Final = tuple(
 def hints(lines: list[str], command: str, settings: SandboxSettings) -> list[str]:
     """What the lines of ``command``'s stderr suggest the sandbox (``settings``) withheld,
     each with the option that may fix it."""
-    said = [
-        f"its stderr names {name}, a variable sandboxed bots do not get; if it needs it:"
-        f" --sandbox-env {name}"
-        for name in named_variables(lines, withheld(settings.env))
-    ]
+    readable = _readable(command, settings)
+    said: list[str] = []
+    named: list[Path] = []  # files a variable's hint names already
+    for name in named_variables(lines, withheld(settings.env)):
+        files = unreadable(variable_paths(name), readable)
+        named += files
+        if not files:
+            said.append(
+                f"its stderr names {name}, a variable sandboxed bots do not get; if it needs it:"
+                f" --sandbox-env {name}"
+            )
+            continue
+        said.append(
+            f"its stderr names {name}, a variable sandboxed bots do not get, and here {name}"
+            f" names {_listed(files)}, which sandboxed bots may not read (--sandbox-env passes"
+            f" the name and its value, not the file); if it needs {_it(files)}:"
+            f" --sandbox-env {name} {_allowing(files)}"
+        )
+    for name in settings.env:
+        files = unreadable(variable_paths(name), readable)
+        named += files
+        if files:
+            said.append(
+                f"{name}, passed with --sandbox-env, names {_listed(files)} here, which"
+                " sandboxed bots may not read (--sandbox-env passes the name and its value, not"
+                f" the file); if the bot reads {_it(files)}: {_allowing(files)}"
+            )
     said += [
         f"its loader could not map {refusal.name}: {refusal}"
-        for refusal in explained(lines, command, _readable(command, settings))
+        for refusal in explained(lines, command, readable)
     ]
     said += [
         f"its stderr claims {path} was refused to it; if it needs it: --sandbox-allow {path}"
         for path in refused_paths([line for line in lines if denied(line)], command, settings)
+        if path not in named
     ]
     return said
+
+
+def variable_paths(name: str) -> list[Path]:
+    """The files and folders that ``name``'s value in this environment names (each part of a
+    ``:`` list; a relative one from the working directory, where bots start) that exist here
+    and advice may name: no dotfile, home, root or system directory."""
+    value = os.environ.get(name, "")
+    found: dict[Path, None] = {}
+    for piece in value.split(os.pathsep)[:_MAX_PATHS]:
+        if not piece.strip():
+            continue
+        path = Path(os.path.expanduser(piece))
+        path = Path(os.path.normpath(path if path.is_absolute() else Path.cwd() / path))
+        try:
+            exists = path.exists()
+        except OSError:
+            continue
+        if exists and _may_name(path):
+            found[path] = None
+    return list(found)
+
+
+def unreadable(candidates: Iterable[Path], readable: Iterable[Path]) -> list[Path]:
+    """The ``candidates`` under none of the ``readable`` paths."""
+    allowed = list(readable)
+    return [path for path in candidates if not any(paths.contains(f, path) for f in allowed)]
+
+
+def _listed(files: list[Path]) -> str:
+    return ", ".join(f"{'the folder' if path.is_dir() else 'the file'} {path}" for path in files)
+
+
+def _it(files: list[Path]) -> str:
+    return "it" if len(files) == 1 else "them"
+
+
+def _allowing(files: list[Path]) -> str:
+    return " ".join(f"--sandbox-allow {path}" for path in files)
 
 
 def _readable(command: str, settings: SandboxSettings) -> list[Path]:
@@ -161,11 +231,19 @@ def refused_paths(lines: list[str], command: str, settings: SandboxSettings) -> 
 
 
 def _may_suggest(path: Path, near: list[Path]) -> bool:
-    """Whether ``path`` is one a hint may name: beside the bot or under the working
-    directory, and no dotfile, home, root or system directory."""
+    """Whether ``path`` is one a hint may name from a bot's words: one advice may name, beside
+    the bot or under the working directory."""
+    if not _may_name(path):
+        return False
     home = Path.home()
-    if path in (Path("/"), home) or any(part.startswith(".") for part in path.parts):
-        return False
-    if any(paths.contains(system, path) for system in _SYSTEM):
-        return False
     return any(paths.contains(folder, path) for folder in near if folder not in (Path("/"), home))
+
+
+def _may_name(path: Path) -> bool:
+    """Whether advice may name ``path`` at all: no dotfile, home, root or system directory,
+    nor a directory no bot may have whole."""
+    if path in (Path("/"), Path.home()) or any(part.startswith(".") for part in path.parts):
+        return False
+    if path.is_dir() and paths.closed(path):  # /tmp, /opt, /home: never allowed whole
+        return False
+    return not any(paths.contains(system, path) for system in _SYSTEM)

@@ -125,3 +125,67 @@ def test_a_hostile_bot_cannot_get_the_referee_to_advise_opening_the_machine(
         )
         == []
     )
+
+
+def _model(tmp_path: Path) -> tuple[Path, str]:
+    """A model file in a folder of its own, and the command of a bot in another folder."""
+    (tmp_path / "models").mkdir()
+    model = tmp_path / "models" / "policy.onnx"
+    model.write_bytes(b"onnx")
+    (tmp_path / "bot").mkdir()
+    (tmp_path / "bot" / "bot.py").write_text("")
+    return model, f"python3 {tmp_path / 'bot' / 'bot.py'}"
+
+
+def test_a_withheld_variable_that_names_a_refused_file_is_given_both_options(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    model, command = _model(tmp_path)
+    monkeypatch.setenv("TEXAS42_MODEL", str(model))
+    said = hints(["KeyError: 'TEXAS42_MODEL'"], command, SandboxSettings())
+    assert said == [
+        f"its stderr names TEXAS42_MODEL, a variable sandboxed bots do not get, and here"
+        f" TEXAS42_MODEL names the file {model}, which sandboxed bots may not read"
+        " (--sandbox-env passes the name and its value, not the file); if it needs it:"
+        f" --sandbox-env TEXAS42_MODEL --sandbox-allow {model}"
+    ]
+    allowed = SandboxSettings(allow=(str(model.parent),))  # the file readable: the name alone
+    assert hints(["KeyError: 'TEXAS42_MODEL'"], command, allowed) == [
+        "its stderr names TEXAS42_MODEL, a variable sandboxed bots do not get; if it needs it:"
+        " --sandbox-env TEXAS42_MODEL"
+    ]
+
+
+def test_a_passed_variable_that_names_a_refused_file_is_given_its_allow_option(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    model, command = _model(tmp_path)
+    monkeypatch.setenv("TEXAS42_MODEL", str(model))
+    line = f"Load model from {model} failed:system error number 13"
+    assert denied(line)  # onnxruntime's words for EACCES
+    said = hints([line], command, SandboxSettings(env=("TEXAS42_MODEL",)))
+    assert said == [
+        f"TEXAS42_MODEL, passed with --sandbox-env, names the file {model} here, which sandboxed"
+        " bots may not read (--sandbox-env passes the name and its value, not the file); if"
+        f" the bot reads it: --sandbox-allow {model}"
+    ]
+    # whatever the bot says: the value is the operator's, and no option lets the bot read it
+    assert hints([], command, SandboxSettings(env=("TEXAS42_MODEL",))) == said
+    both = SandboxSettings(env=("TEXAS42_MODEL",), allow=(str(model),))
+    assert hints([line], command, both) == []
+
+
+def test_a_variables_value_never_sends_a_bot_into_the_system_or_a_dotfile(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, command = _model(tmp_path)
+    (tmp_path / ".ssh").mkdir()
+    (tmp_path / ".ssh" / "id_rsa").write_text("")
+    for value in ("/etc/passwd", str(tmp_path / ".ssh" / "id_rsa"), "/tmp", str(Path.home())):
+        monkeypatch.setenv("TEXAS42_MODEL", value)
+        said = hints(["KeyError: 'TEXAS42_MODEL'"], command, SandboxSettings())
+        assert said == [
+            "its stderr names TEXAS42_MODEL, a variable sandboxed bots do not get; if it needs"
+            " it: --sandbox-env TEXAS42_MODEL"
+        ], value
+        assert hints([], command, SandboxSettings(env=("TEXAS42_MODEL",))) == [], value
