@@ -15,7 +15,7 @@ typedef struct {
 
 extern PyTypeObject MatchType;
 
-#define OUTPUTS 9 /* the arrays of t42_outputs, in its order */
+#define OUTPUTS 8 /* the arrays `bind` takes: t42_outputs' but `kept`, which is the batch's */
 
 typedef struct {
     PyObject_HEAD
@@ -23,6 +23,7 @@ typedef struct {
     int size;
     uint64_t next_seed, rng, matches;
     Py_buffer held[OUTPUTS]; /* the arrays bound by `bind`, held until rebound or freed */
+    uint8_t *kept;           /* what the bound states hold: the batch's own, never Python's */
     t42_outputs out;
     int bound;
 } Batch;
@@ -32,6 +33,8 @@ static void release(Batch *self) {
         if (self->held[k].obj)
             PyBuffer_Release(&self->held[k]);
     memset(self->held, 0, sizeof self->held);
+    PyMem_Free(self->kept);
+    self->kept = NULL;
     memset(&self->out, 0, sizeof self->out);
     self->bound = 0;
 }
@@ -46,9 +49,11 @@ static int Batch_init(Batch *self, PyObject *args, PyObject *kwds) {
         PyErr_SetString(PyExc_ValueError, "a batch holds at least one match");
         return -1;
     }
+    release(self); /* arrays bound to the matches before are not these matches' */
     PyMem_Free(self->games);
     self->games = PyMem_Malloc(sizeof(t42_match) * (size_t)size);
     if (!self->games) {
+        self->size = 0;
         PyErr_NoMemory();
         return -1;
     }
@@ -74,51 +79,65 @@ static int sized(Py_buffer *view, Py_ssize_t bytes, const char *name) {
     return 0;
 }
 
-/* bind(turns, masks, states, kept, observations, marks, rewards, hands, ended): the arrays
- * (each writable, C-contiguous, of its exact size, or None) that `step`, `random` and
- * `write` fill from now on. */
+/* A bound array of the item type the core writes ("f" float32, "B" uint8, "b" int8). */
+static int typed(Py_buffer *view, const char *format, const char *name) {
+    const char *given = view->format ? view->format : "B";
+    if (given[0] == '<' || given[0] == '=' || given[0] == '@')
+        given++;
+    if (strcmp(given, format) != 0 && !(format[0] == 'B' && strcmp(given, "?") == 0)) {
+        PyErr_Format(PyExc_TypeError, "%s: items of format '%s' expected, got '%s'", name,
+                     format, view->format ? view->format : "B");
+        return -1;
+    }
+    return 0;
+}
+
+/* bind(turns, masks, states, observations, marks, rewards, hands, ended): the arrays (each
+ * writable, C-contiguous, of its exact size and item type, or None) that `step`, `random`
+ * and the binding itself fill from now on; the states' record is the batch's own. */
 static PyObject *Batch_bind(Batch *self, PyObject *args) {
-    static const char *names[OUTPUTS] = {"turns", "masks", "states", "kept", "observations",
+    static const char *names[OUTPUTS] = {"turns", "masks", "states", "observations",
                                          "marks", "rewards", "hands", "ended"};
+    static const char *formats[OUTPUTS] = {"B", "B", "f", "f", "b", "f", "B", "B"};
     Py_ssize_t n = self->size;
     const Py_ssize_t bytes[OUTPUTS] = {n, n * T42_ACTIONS, n * 4 * T42_STATE_SIZE * 4,
-                                       n * T42_KEPT, n * T42_OBS_SIZE * 4, n * 2, n * 4 * 4,
-                                       n, n};
+                                       n * T42_OBS_SIZE * 4, n * 2, n * 4 * 4, n, n};
     PyObject *given[OUTPUTS];
     if (!PyArg_UnpackTuple(args, "bind", OUTPUTS, OUTPUTS, &given[0], &given[1], &given[2],
-                           &given[3], &given[4], &given[5], &given[6], &given[7], &given[8]))
+                           &given[3], &given[4], &given[5], &given[6], &given[7]))
         return NULL;
     Py_buffer views[OUTPUTS];
     memset(views, 0, sizeof views);
+    int flags = PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS | PyBUF_FORMAT;
     for (int k = 0; k < OUTPUTS; k++) {
         if (given[k] == Py_None)
             continue;
-        if (PyObject_GetBuffer(given[k], &views[k], PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0 ||
-            sized(&views[k], bytes[k], names[k]) < 0) {
+        if (PyObject_GetBuffer(given[k], &views[k], flags) < 0 ||
+            sized(&views[k], bytes[k], names[k]) < 0 || typed(&views[k], formats[k], names[k])) {
             for (int j = 0; j <= k; j++)
                 if (views[j].obj)
                     PyBuffer_Release(&views[j]);
             return NULL;
         }
     }
-    if ((views[2].obj != NULL) != (views[3].obj != NULL)) {
+    uint8_t *kept = NULL;
+    if (views[2].obj && !(kept = PyMem_Calloc((size_t)n, T42_KEPT))) {
         for (int k = 0; k < OUTPUTS; k++)
             if (views[k].obj)
                 PyBuffer_Release(&views[k]);
-        PyErr_SetString(PyExc_ValueError, "states and kept go together");
-        return NULL;
+        return PyErr_NoMemory();
     }
     release(self);
     memcpy(self->held, views, sizeof views);
-    void **fields[OUTPUTS] = {(void **)&self->out.turns,        (void **)&self->out.masks,
-                              (void **)&self->out.states,       (void **)&self->out.kept,
-                              (void **)&self->out.observations, (void **)&self->out.marks,
-                              (void **)&self->out.rewards,      (void **)&self->out.hands,
-                              (void **)&self->out.ended};
-    for (int k = 0; k < OUTPUTS; k++)
-        *fields[k] = self->held[k].buf;
+    self->kept = kept;
+    t42_outputs *out = &self->out;
+    out->turns = self->held[0].buf, out->masks = self->held[1].buf;
+    out->states = self->held[2].buf, out->kept = kept;
+    out->observations = self->held[3].buf, out->marks = self->held[4].buf;
+    out->rewards = self->held[5].buf, out->hands = self->held[6].buf;
+    out->ended = self->held[7].buf;
     self->bound = 1;
-    t42_batch_write(self->games, self->size, &self->out);
+    t42_batch_write(self->games, self->size, out);
     Py_RETURN_NONE;
 }
 
@@ -166,8 +185,19 @@ static PyObject *Batch_random(Batch *self, PyObject *args) {
     uint64_t hands = t42_batch_random(self->games, self->size, steps, &self->rng,
                                       &self->next_seed, &self->matches,
                                       by_match ? NULL : outputs(self));
-    if (by_match && self->bound)
-        t42_batch_write(self->games, self->size, &self->out);
+    if (by_match && self->bound) { /* the position now; no single step's outcome */
+        t42_outputs *out = &self->out;
+        t42_batch_write(self->games, self->size, out);
+        size_t n = (size_t)self->size;
+        if (out->marks)
+            memset(out->marks, 0, 2 * n);
+        if (out->rewards)
+            memset(out->rewards, 0, 4 * n * sizeof(float));
+        if (out->hands)
+            memset(out->hands, 0, n);
+        if (out->ended)
+            memset(out->ended, 0, n);
+    }
     return PyLong_FromUnsignedLongLong(hands);
 }
 
@@ -198,7 +228,7 @@ static PyGetSetDef Batch_getset[] = {
 static PyMethodDef Batch_methods[] = {
     {"observe", (PyCFunction)Batch_observe, METH_VARARGS, "observe(turns, masks)"},
     {"bind", (PyCFunction)Batch_bind, METH_VARARGS,
-     "bind(turns, masks, states, kept, observations, marks, rewards, hands, ended)"},
+     "bind(turns, masks, states, observations, marks, rewards, hands, ended)"},
     {"step", (PyCFunction)Batch_step, METH_VARARGS, "step(actions)"},
     {"random", (PyCFunction)Batch_random, METH_VARARGS,
      "random(steps, by_match=False): the hands finished"},

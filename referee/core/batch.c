@@ -149,7 +149,7 @@ static int random_step(t42_match *game, int i, uint64_t *rng, uint64_t *next_see
  * matches 41 KB apart, so without this every row is a miss. */
 static void prefetch_row(const t42_match *game, const t42_outputs *out, int i) {
 #if defined(__GNUC__)
-    if (!out->states)
+    if (!out->states || !out->kept)
         return;
     static const uint8_t first[4] = {T42_PASS, T42_TRUMP, T42_PLAY, T42_PLAY};
     int k = out->kept[(size_t)i * T42_KEPT];

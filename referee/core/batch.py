@@ -23,7 +23,7 @@ did; the C core writes them in place, so they are live views, overwritten by the
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -64,7 +64,6 @@ class Batch:
         self._masks = np.zeros((size, SIZE), np.uint8)
         self.masks = self._masks.view(np.bool_)
         self.states = np.zeros((size, 4, _texas42.STATE_SIZE), np.float32) if states else None
-        self._kept = np.zeros((size, _texas42.KEPT), np.uint8) if states else None
         self.observations = (
             np.zeros((size, _texas42.OBSERVATION_SIZE), np.float32) if observations else None
         )
@@ -78,13 +77,20 @@ class Batch:
             self.turns,
             self._masks,
             self.states,
-            self._kept,
             self.observations,
             self.marks,
             self.rewards,
             self._hands,
             self._ended,
         )
+        for array in self._exposed():
+            array.flags.writeable = False  # the core's to write: a change would outlive it
+
+    def _exposed(self) -> list[npt.NDArray[Any]]:
+        arrays: list[npt.NDArray[Any] | None] = [self.turns, self.masks, self.marks]
+        arrays += [self.rewards, self.hands_ended, self.matches_ended]
+        arrays += [self.states, self.observations]
+        return [array for array in arrays if array is not None]
 
     def observe(self) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.bool_]]:
         """Each slot's seat to act and its legal-action mask ``(size, 73)`` (fresh copies)."""
@@ -108,8 +114,9 @@ class Batch:
     def random(self, steps: int, *, by_match: bool = False) -> int:
         """``steps`` rounds of random legal play drawn in C, one action in every slot a round,
         the arrays written after each; the hands finished. ``by_match`` plays each match's
-        ``steps`` in a row instead and writes the arrays once at the end (faster; the games
-        differ, the draws coming in another order)."""
+        ``steps`` in a row instead and writes the position's arrays once at the end, the
+        step's (rewards, marks, ends) zero (faster; the games differ, the draws coming in
+        another order)."""
         hands: int = self._games.random(steps, by_match)
         return hands
 

@@ -109,7 +109,10 @@ def _cells(column: pa.ChunkedArray, dtype: Any, width: int) -> npt.NDArray[Any]:
     data = joined.buffers()[1]
     if data is None:  # an empty column
         return np.zeros((0, width), dtype)
-    cells = np.frombuffer(data, dtype, count=len(joined) * width, offset=joined.offset)
+    item = np.dtype(dtype).itemsize
+    cells = np.frombuffer(
+        data, dtype, count=len(joined) * width, offset=joined.offset * width * item
+    )
     return cells.reshape(len(joined), width)
 
 

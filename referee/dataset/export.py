@@ -76,8 +76,9 @@ class Summary:
 
 
 def sources(paths: Sequence[Path]) -> list[Source]:
-    """The logs the paths name, each once, in order: a results file's in its plan order, at
-    the paths its lines record (or beside it), each with the line's digest."""
+    """The logs the paths name, each once: every results file's first, each in its plan order
+    (found at the paths its lines record, or beside it, and only the log whose digest is the
+    line's), then the logs given alone, in the order given."""
     try:
         found = find_inputs(paths)
     except InputError as exc:
@@ -119,7 +120,10 @@ def rows_of(chunk: list[Source], labels: bool, max_nodes: int) -> tuple[pa.Table
             raise DatasetError(f"{source.path}: cannot be read: {exc}") from None
         except VerificationError as exc:
             raise DatasetError(f"{source.path}: does not verify: {exc}") from None
-        add_log(rows, log, source.match, source.bots, max_nodes)
+        try:
+            add_log(rows, log, source.match, source.bots, max_nodes)
+        except Exception as exc:  # a bug here: named with its log, and it crosses the pool
+            raise DatasetError(f"{source.path}: {type(exc).__name__}: {exc}") from None
     return rows.table(), rows.hands, rows.given_up
 
 

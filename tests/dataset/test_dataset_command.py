@@ -103,3 +103,22 @@ def test_a_bad_log_after_rows_were_written_leaves_nothing(
                                    "--jobs", jobs)  # fmt: skip
         assert code == 2 and "last.jsonl" in stderr and stderr.count("\n") == 1
         assert list(tmp_path.iterdir()) == [edited]
+
+
+def test_a_failure_in_a_worker_is_named_not_hung(
+    played: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An error of any kind while a worker makes rows comes back as one line naming its log
+    (an exception that cannot cross the pool as it is would leave the pool waiting)."""
+    from referee.dataset import export
+    from referee.errors import VerificationError
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise VerificationError(3, "made up")  # two arguments: not picklable as it is
+
+    monkeypatch.setattr(export, "CHUNK", 1)
+    monkeypatch.setattr(export, "add_log", broken)
+    code, _, stderr = _dataset(str(played / "results.jsonl"), "--out", str(tmp_path / "d"),
+                               "--jobs", "2")  # fmt: skip
+    assert code == 2 and "VerificationError" in stderr and ".jsonl" in stderr
+    assert list(tmp_path.iterdir()) == []
