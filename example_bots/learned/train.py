@@ -197,11 +197,11 @@ def arguments(argv: Sequence[str] | None = None) -> argparse.Namespace:
         help=f"the tensors the network reads, in order, among {', '.join(SIZES)}",
     )
     parser.add_argument("--hidden", default="192,192", help="hidden layer sizes")
-    parser.add_argument("--epochs", type=int, default=20)
+    parser.add_argument("--epochs", type=int, default=8)
     parser.add_argument("--steps", type=int, default=0, help="stop after this many (0: none)")
     parser.add_argument("--batch", type=int, default=256)
     parser.add_argument("--rate", type=float, default=1e-3, help="Adam's learning rate")
-    parser.add_argument("--decay", type=float, default=1e-4, help="weight decay")
+    parser.add_argument("--decay", type=float, default=0.05, help="weight decay (decoupled)")
     parser.add_argument("--validation", type=float, default=0.1, help="share of matches held out")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--float32", action="store_true", help="write float32, not float16")
