@@ -27,10 +27,10 @@ def _loss(network: Network, batch: Data) -> float:
 def test_the_gradients_are_the_losss() -> None:
     rng = np.random.default_rng(1)
     network = Network.initial(["observation"], [8, 6], rng)
-    network.weights = [w.astype(np.float64) for w in network.weights]  # type: ignore[misc]
+    network.weights = [w.astype(np.float64) for w in network.weights]
     network.biases = [b.astype(np.float64) + 0.1 for b in network.biases]  # type: ignore[misc]
     batch = _batch(rng, 12, SIZES["observation"])
-    batch.x = batch.x.astype(np.float64)  # type: ignore[assignment]
+    batch.x = batch.x.astype(np.float64)
     _, grad_w, grad_b = gradients(network, batch)
     for params, grads in ((network.weights, grad_w), (network.biases, grad_b)):
         for p, g in zip(params, grads, strict=True):
