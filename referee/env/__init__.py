@@ -3,6 +3,8 @@
 - ``referee.env.actions``: the canonical action index (0-72), both ways, pure Python;
 - ``referee.env.layout`` and ``referee.env.tensors``: each seat's information state and
   observation as float32 tensors, and as text;
+- ``referee.env.decisions``: the same tensors, and the mask, computed by a kit bot from its
+  ``Decision`` (what its seat was sent), for a trained network at the table;
 - ``referee.env.game``: the seam an engine plugs in under (``Game``; ``PythonGame`` is
   ``referee.rules``);
 - ``referee.env.aec``: ``TexasEnv``, a PettingZoo AEC environment of four agents;

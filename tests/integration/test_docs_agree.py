@@ -10,7 +10,17 @@ from __future__ import annotations
 import re
 
 import msgspec
-from support.docs import CHECK_BOT, KIT, MATCH, PAGES, PROTOCOL, README, ROOT, TOURNAMENTS
+from support.docs import (
+    CHECK_BOT,
+    KIT,
+    LEARNED,
+    MATCH,
+    PAGES,
+    PROTOCOL,
+    README,
+    ROOT,
+    TOURNAMENTS,
+)
 
 from referee.checkbot import CHECKS
 from referee.cli.options import ENV_HELP
@@ -21,7 +31,12 @@ from referee.settings import MatchLimits
 from referee.tournament.config import TournamentOptions
 
 #: Every text a reader may read, the protocol's and the kit's included.
-EVERYWHERE = {**PAGES, "protocol/PROTOCOL.md": PROTOCOL, "example_bots/README.md": KIT}
+EVERYWHERE = {
+    **PAGES,
+    "protocol/PROTOCOL.md": PROTOCOL,
+    "example_bots/README.md": KIT,
+    "example_bots/learned/README.md": LEARNED,
+}
 
 
 def _plain(text: str) -> str:

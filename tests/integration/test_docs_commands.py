@@ -13,12 +13,16 @@ from typing import Any
 
 import pytest
 import typer.main
-from support.docs import KIT, PAGES, ROOT
+from support.docs import KIT, LEARNED, PAGES, ROOT
 
 from referee.bundled import BY_NAME
 from referee.cli import app
 
-SOURCES = {**PAGES, "example_bots/README.md": KIT}
+SOURCES = {
+    **PAGES,
+    "example_bots/README.md": KIT,
+    "example_bots/learned/README.md": LEARNED,
+}
 REFEREE = ".venv/bin/referee"
 
 

@@ -35,6 +35,8 @@ PAGES = {
 }
 PROTOCOL = (ROOT / "protocol" / "PROTOCOL.md").read_text()
 KIT = (ROOT / "example_bots" / "README.md").read_text()
+#: The worked example from training to the table (a page of the site, in the kit's folder).
+LEARNED = (ROOT / "example_bots" / "learned" / "README.md").read_text()
 
 #: Where the facts the tests check are said (the old README's sections, moved).
 MATCH = page("playing/match.md")  # the match's options, and what the referee guarantees
