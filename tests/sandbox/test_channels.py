@@ -168,9 +168,9 @@ def test_answer_delays_reach_the_partner_unless_paced(tmp_path: Path, helper: Pa
     Formerly: up to six new deals unpaced, then one other deal paced, held to read nothing
     or as much wrong as a guess. It failed under load (no deal of six carried), and with pace
     ignored still passed 3 runs of 8 (its paced deal often left no wait to read). Now, with
-    pace ignored (or its hold), it failed 16 runs of 16, 4 of them beside busy loops, 3 of
+    pace ignored (or its hold), it failed 20 runs of 20, 4 of them beside busy loops, 3 of
     those by the replay of a deal that carried nothing; with pace, beside busy loops, it
-    passed 9 runs of 11 and skipped 2."""
+    passed 13 runs of 16 and skipped 3."""
     # played in a trio.run of its own: pytest-trio drops the reason of a skip in an async test
     tried, unpaced, paced = trio.run(_paired_deals, tmp_path, helper)
     assert paced.received is not None, paced  # a receiver that never reported proves nothing
