@@ -17,16 +17,10 @@ def dataset_command(
     paths: Annotated[
         list[Path],
         typer.Argument(
-            metavar="LOGS|RESULTS...",
+            metavar="LOGS|RESULTS... OUT",
             help="Replay logs, tournament results files (their logs are found through them),"
-            " or folders holding them.",
+            " or folders holding them; then, last, the Parquet file to write.",
             show_default=False,
-        ),
-    ],
-    output: Annotated[
-        Path,
-        typer.Option(
-            "--out", "-o", metavar="FILE", help="The Parquet file to write.", show_default=False
         ),
     ],
     labels: Annotated[
@@ -63,13 +57,25 @@ def dataset_command(
             f"dataset needs the ai extra ({exc.name} is missing): pip install '.[ai]'"
         ) from None
     from referee.errors import DatasetError
+    from referee.tally.sources import InputError, kind_of
     from referee.terminal.progress import LongWork
     from referee.terminal.tables import people_console
 
+    if len(paths) < 2:
+        raise fail("name the logs or results files, then the file to write: referee dataset"
+                   " LOGS|RESULTS... OUT")  # fmt: skip
+    *paths, output = paths
+    try:
+        kind = kind_of(output) if output.is_file() else None
+    except InputError:
+        kind = None
+    if kind is not None:
+        raise fail(f"{output} is a {'replay log' if kind == 'log' else 'results file'}, not an"
+                   " output: name the Parquet file to write last")  # fmt: skip
     if output.exists() and not force:
-        raise fail(f"{output} exists: give another --out, or --force to replace it")
+        raise fail(f"{output} exists: name another file to write, or --force to replace it")
     if not output.parent.is_dir():
-        raise fail(f"--out {output}: no folder {output.parent}")
+        raise fail(f"{output}: no folder {output.parent} to write it in")
     err = people_console(stderr=True)
     try:
         with LongWork("logs", 0, err, transient=True) as work:

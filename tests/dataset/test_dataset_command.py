@@ -38,7 +38,7 @@ def _dataset(*args: str) -> tuple[int, str, str]:
 
 def test_a_results_file_gives_every_decision_of_its_logs(played: Path, tmp_path: Path) -> None:
     out = tmp_path / "d.parquet"
-    code, stdout, _ = _dataset(str(played / "results.jsonl"), "--out", str(out), "--json")
+    code, stdout, _ = _dataset(str(played / "results.jsonl"), str(out), "--json")
     assert code == 0
     summary = json.loads(stdout)
     logs = sorted((played / "logs").glob("*.jsonl"))
@@ -54,7 +54,7 @@ def test_a_results_file_gives_every_decision_of_its_logs(played: Path, tmp_path:
 def test_labels_are_added_when_asked(played: Path, tmp_path: Path) -> None:
     out = tmp_path / "l.parquet"
     log = sorted((played / "logs").glob("*.jsonl"))[0]
-    code, _, stderr = _dataset(str(log), "--out", str(out), "--labels", "--jobs", "1")
+    code, _, stderr = _dataset(str(log), str(out), "--labels", "--jobs", "1")
     assert code == 0 and "decisions/s" in stderr
     makes = pq.read_table(out)["makes"].to_pylist()
     assert any(b"\x01" in cell for cell in makes) and len(makes[0]) == 73
@@ -79,12 +79,12 @@ def test_what_cannot_be_read_stops_it_with_one_line(played: Path, tmp_path: Path
         (edited, "edited.jsonl"),
         (moved / "results.jsonl", "of " + str(moved / "results.jsonl")),
     ]:
-        code, stdout, stderr = _dataset(str(given), "--out", str(out))
+        code, stdout, stderr = _dataset(str(given), str(out))
         assert code == 2 and stdout == "", given
         assert stderr.count("\n") == 1 and named in stderr, stderr
         assert not out.exists() and [p for p in tmp_path.iterdir() if p.name.startswith(".")] == []
     out.write_bytes(b"keep")
-    code, _, stderr = _dataset(str(played / "results.jsonl"), "--out", str(out))
+    code, _, stderr = _dataset(str(played / "results.jsonl"), str(out))
     assert code == 2 and "--force" in stderr and out.read_bytes() == b"keep"
 
 
@@ -99,7 +99,7 @@ def test_a_bad_log_after_rows_were_written_leaves_nothing(
                                 .splitlines(keepends=True)[:-1]))  # fmt: skip
     out = tmp_path / "d.parquet"
     for jobs in ("1", "2"):
-        code, _, stderr = _dataset(str(played / "results.jsonl"), str(edited), "--out", str(out),
+        code, _, stderr = _dataset(str(played / "results.jsonl"), str(edited), str(out),
                                    "--jobs", jobs)  # fmt: skip
         assert code == 2 and "last.jsonl" in stderr and stderr.count("\n") == 1
         assert list(tmp_path.iterdir()) == [edited]
@@ -118,7 +118,16 @@ def test_a_failure_in_a_worker_is_named_not_hung(
 
     monkeypatch.setattr(export, "CHUNK", 1)
     monkeypatch.setattr(export, "add_log", broken)
-    code, _, stderr = _dataset(str(played / "results.jsonl"), "--out", str(tmp_path / "d"),
+    code, _, stderr = _dataset(str(played / "results.jsonl"), str(tmp_path / "d"),
                                "--jobs", "2")  # fmt: skip
     assert code == 2 and "VerificationError" in stderr and ".jsonl" in stderr
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_file_to_write_comes_last_and_is_never_a_log(played: Path) -> None:
+    log = sorted((played / "logs").glob("*.jsonl"))[0]
+    before = log.read_bytes()
+    code, _, stderr = _dataset(str(played / "results.jsonl"), str(log), "--force")
+    assert code == 2 and "is a replay log, not an output" in stderr and log.read_bytes() == before
+    code, _, stderr = _dataset(str(played / "results.jsonl"))
+    assert code == 2 and "then the file to write" in stderr

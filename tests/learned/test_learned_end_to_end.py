@@ -27,7 +27,7 @@ def test_logs_to_a_trained_bot_that_plays(tmp_path: Path) -> None:
         "--seeds", "1", "--seed", "5", "--jobs", "2", "--results", "results.jsonl", cwd=data,
     )  # fmt: skip
     assert played.returncode == 0, played.stderr
-    rows = referee("dataset", "results.jsonl", "--out", "strong.parquet", cwd=data)
+    rows = referee("dataset", "results.jsonl", "strong.parquet", cwd=data)
     assert rows.returncode == 0, rows.stderr
     bots = pq.read_table(data / "strong.parquet", columns=["bot"])["bot"].to_pylist()
     assert bots.count("strong") > 40 and set(bots) == {"strong", "random"}
