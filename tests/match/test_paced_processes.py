@@ -69,17 +69,6 @@ def test_without_pace_the_referees_timing_carries_a_partners_delays(tmp_path: Pa
     assert statistics.linear_regression(*zip(*pairs, strict=True)).slope > 0.7 * STEP, gaps
 
 
-def test_paced_acts_reach_a_partner_on_the_grid(tmp_path: Path) -> None:
-    said = _play(tmp_path, "timing", pace=True)
-    # the first act costs the bot more to read (its first parse): timed from the second on
-    acts = [float(w[2]) for w in said["C"] if w[0] == "ACT"][1:]
-    assert len(acts) >= 6 and any(w[0] == "ANSWER" and w[3] != "0" for w in said["A"])
-    beats = [(when - acts[0]) / MOVE for when in acts]
-    off = [abs(beat - round(beat)) * MOVE for beat in beats]
-    # seconds from the grid: nothing of A's delays (a loaded machine may wake a bot late)
-    assert statistics.median(off) < 0.003 and max(off) < STEP, off
-
-
 def _acts(lines: list[list[str]]) -> list[tuple[int, float]]:
     """(act id, when the bot heard it) of each act but its first, which costs the bot more to
     read (its first parse)."""
@@ -90,6 +79,42 @@ def _off_grid(when: float, phase: float) -> float:
     """Seconds from ``when`` to the nearest point of the grid of ``MOVE`` through ``phase``."""
     beat = (when - phase) / MOVE
     return abs(beat - round(beat)) * MOVE
+
+
+def _phase(whens: list[float]) -> float:
+    """The phase of the grid of ``MOVE`` that acts heard at ``whens`` are on: the median of
+    their offsets, so that no one act woken late (the first included) can move it."""
+    first = min(whens)
+    signed = [(beat - round(beat)) * MOVE for beat in ((w - first) / MOVE for w in whens)]
+    return first + statistics.median(signed)
+
+
+def test_paced_acts_reach_a_partner_on_the_grid(tmp_path: Path) -> None:
+    """A delays its answers by up to three ``STEP``: under pace none of that reaches C, whose
+    acts after a delayed answer are on the grid the other acts are on. Without pace (the
+    control, ``test_without_pace_the_referees_timing_carries_a_partners_delays``), each
+    delay moves C's next act by one to three ``STEP``.
+
+    The grid is the one A's acts and C's acts after nothing to carry (A sent 0, or did not
+    answer in between) are on, and their median distance from it is what the machine's load
+    alone puts between an act and the grid: the control. C's acts after a delayed answer may
+    be no further from that grid, in median, than that and a third of ``STEP``, the least a
+    delay that reached C would move them (an absolute bound, with one act as the grid's
+    origin, is what load alone broke: one late origin moved every act)."""
+    said = _play(tmp_path, "timing", pace=True)
+    sent = {int(w[1]): int(w[3]) for w in said["A"] if w[0] == "ANSWER"}
+    acts = [(int(w[1]), float(w[2])) for w in said["C"] if w[0] == "ACT"]
+    still, carried = [when for _, when in _acts(said["A"])], []
+    # the first act costs the bot more to read (its first parse): timed from the second on
+    for (before, _), (act, when) in itertools.pairwise(acts):
+        delays = [symbol for act_id, symbol in sent.items() if before < act_id < act]
+        (carried if any(delays) else still).append(when)
+    assert len(still) >= 8 and len(carried) >= 3, (sent, acts)
+    phase = _phase(still)
+    control = statistics.median(_off_grid(when, phase) for when in still)
+    moved = statistics.median(_off_grid(when, phase) for when in carried)
+    assert control < STEP / 3, f"not on a grid, or too loaded to tell: {control * 1000:.1f} ms"
+    assert moved - control < STEP / 3, (moved, control, still, carried)
 
 
 #: Where the referee's half second for a bot that went away would put the next act if it ran
@@ -122,8 +147,7 @@ def test_a_seat_that_goes_away_cannot_move_the_grid(tmp_path: Path) -> None:
     before = sorted(when for act, when in heard + _acts(said["C"]) if act <= away)
     after = [when for act, when in _acts(said["C"]) if act > away]
     assert len(before) >= 5 and len(after) >= 5, said
-    signed = [(beat - round(beat)) * MOVE for beat in ((w - before[0]) / MOVE for w in before)]
-    phase = before[0] + statistics.median(signed)
+    phase = _phase(before)
     control = statistics.median(_off_grid(when, phase) for when in before)
     moved = statistics.median(_off_grid(when, phase) for when in after)
     assert control < MOVED / 3, f"too loaded to tell: acts {control * 1000:.1f} ms off the grid"
