@@ -45,6 +45,7 @@ from referee.rules import Action, DeclareTrump, Play
 from referee.strong import calibration
 from referee.strong.auction import Auctioneer, Verdict
 from referee.strong.bidding import BiddingModel
+from referee.strong.budget import Budgets, move_ms
 from referee.strong.fallback import model_bid, model_trump
 from referee.strong.play import (
     BASELINE_NODES,
@@ -53,24 +54,30 @@ from referee.strong.play import (
     WORLD_COST,
     choose_tile,
 )
+from referee.strong.simulation import Settings
 
 
 class Strong:
     def __init__(
         self,
-        budget_ms: float | None,
-        max_nodes: int = MAX_NODES,
+        budget_ms: float | None = None,
+        max_nodes: int | None = None,
         world_cost: int = WORLD_COST,
         bidding: str = "simulation",
         weigh: bool = True,
+        baseline: bool = False,
+        move_ms: int | None = None,
     ) -> None:
         self.budget_ms = budget_ms
         self.max_nodes = max_nodes
         self.world_cost = world_cost
         self.bidding = bidding
         self.weigh = weigh
+        self.baseline = baseline
+        self.move_ms = move_ms
         self.model = BiddingModel.load()
-        self.auctioneer = Auctioneer(self.model, calibration.shipped())
+        self.calibration = calibration.shipped()
+        self.auctioneers: dict[Settings, Auctioneer] = {}
 
     def __call__(self, decision: Decision) -> Action:
         legal = decision.legal_actions
@@ -82,23 +89,36 @@ class Strong:
             return self.trump(decision, legal)
         return self.bid(decision, legal)
 
-    def budget(self, decision: Decision) -> float:
-        if self.budget_ms is not None:
-            return self.budget_ms / 1000
-        return min(0.2, decision.time_ms / 5000)
+    def budgets(self, decision: Decision) -> Budgets:
+        """This match's budgets: from the move time ``hello`` gave (or ``--move-ms``)."""
+        limits = decision.hello.limits if decision.hello is not None else {}
+        ms = self.move_ms or move_ms(limits, decision.time_ms)
+        return Budgets.baseline(ms) if self.baseline else Budgets(ms)
+
+    def guard(self, budgets: Budgets) -> float:
+        return budgets.seconds if self.budget_ms is None else self.budget_ms / 1000
+
+    def auctioneer(self, budgets: Budgets) -> Auctioneer:
+        settings = budgets.auction()
+        if settings not in self.auctioneers:
+            self.auctioneers[settings] = Auctioneer(self.model, self.calibration, settings)
+        return self.auctioneers[settings]
 
     def play(self, decision: Decision, legal: list[Action]) -> Action:
         fallback = heuristic_bot.choose_play(decision.view, decision.seen, legal)
         assert isinstance(fallback, Play)
         tiles = [a.tile for a in legal if isinstance(a, Play)]
+        budgets = self.budgets(decision)
+        budget = budgets.play(decision.view)
         choice = choose_tile(
             decision.view,
             decision.seen,
             tiles,
             fallback.tile,
             decision.rng,
-            self.budget(decision),
-            max_nodes=self.max_nodes,
+            self.guard(budgets),
+            max_nodes=self.max_nodes or budget.nodes,
+            max_worlds=budget.worlds,
             world_cost=self.world_cost,
             weigh=self.weigh,
         )
@@ -113,16 +133,18 @@ class Strong:
     def bid(self, decision: Decision, legal: list[Action]) -> Action:
         if self.bidding == "model":
             return model_bid(self.model, decision.view, legal)
-        verdict = self.auctioneer.bid(
-            decision.view, legal, auction_rng(decision), self.budget(decision)
+        budgets = self.budgets(decision)
+        verdict = self.auctioneer(budgets).bid(
+            decision.view, legal, auction_rng(decision), self.guard(budgets)
         )
         return self.answer(decision, verdict)
 
     def trump(self, decision: Decision, legal: list[Action]) -> Action:
         if self.bidding == "model":
             return model_trump(self.model, decision.view, legal)
-        verdict = self.auctioneer.trump(
-            decision.view, legal, auction_rng(decision), self.budget(decision)
+        budgets = self.budgets(decision)
+        verdict = self.auctioneer(budgets).trump(
+            decision.view, legal, auction_rng(decision), self.guard(budgets)
         )
         return self.answer(decision, verdict)
 
@@ -150,7 +172,13 @@ def main() -> None:
     parser.add_argument(
         "--budget-ms",
         type=float,
-        help="milliseconds a play may take (default: min(200, a fifth of the move time))",
+        help="milliseconds after which the clock stops a decision's search (default: 45%% of"
+        " the move time; the baseline's, min(200, a fifth of it))",
+    )
+    parser.add_argument(
+        "--move-ms",
+        type=int,
+        help="size the budgets for this move time instead of the one hello gives",
     )
     parser.add_argument("--nodes", type=int, help="positions searched per play")
     parser.add_argument(
@@ -163,26 +191,38 @@ def main() -> None:
         action="store_true",
         help="count every world of the play alike, not as the auction makes it likely",
     )
-    parser.add_argument(
+    versions = parser.add_mutually_exclusive_group()
+    versions.add_argument(
         "--baseline",
         action="store_true",
-        help="play as the previous strong bot did (the fitted model's bids, a Python search's"
-        " budget), to measure against",
+        help="play as the strong bot did before its budgets scaled with the move time (the"
+        " same counts at any move time, hard decisions or not), to measure against",
+    )
+    versions.add_argument(
+        "--older-baseline",
+        action="store_true",
+        help="play as the strong bot before that did (the fitted model's bids, uniform"
+        " worlds, a Python search's budget)",
     )
     args = parser.parse_args()
-    nodes = args.nodes or (BASELINE_NODES if args.baseline else MAX_NODES)
-    cost = BASELINE_WORLD_COST if args.baseline else WORLD_COST
-    bidding = args.bidding or ("model" if args.baseline else "simulation")
-    weigh = not (args.uniform_worlds or args.baseline)
+    older = args.older_baseline
+    nodes = args.nodes or (BASELINE_NODES if older else None)
+    cost = BASELINE_WORLD_COST if older else WORLD_COST
+    bidding = args.bidding or ("model" if older else "simulation")
+    weigh = not (args.uniform_worlds or older)
+    fixed = args.baseline or older
     core = "compiled" if SOLVER_CORE == "c" else "Python (no compiled core was built: slower)"
+    count = f"{nodes:,} positions a play" if nodes else f"up to {MAX_NODES:,} positions a play"
     print(
-        f"strong bot: the {core} search, {nodes:,} positions a play, bids by {bidding},"
-        f" worlds {'weighed by the auction' if weigh else 'uniform'}",
+        f"strong bot: the {core} search, "
+        + (count if fixed or nodes else "budgets scaled with the move time")
+        + f", bids by {bidding}, worlds {'weighed by the auction' if weigh else 'uniform'}",
         file=sys.stderr,
     )
+    name = "strong-older-baseline" if older else "strong-baseline" if fixed else "strong"
     run(
-        Strong(args.budget_ms, nodes, cost, bidding, weigh),
-        name="strong-baseline" if args.baseline else "strong",
+        Strong(args.budget_ms, nodes, cost, bidding, weigh, baseline=fixed, move_ms=args.move_ms),
+        name=name,
     )
 
 

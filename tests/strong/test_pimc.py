@@ -9,10 +9,10 @@ import random
 import time
 
 import pytest
+from support.strong import first_lead, mid_hand
 
 from referee.bot import Seen
-from referee.rules import Bid, DeclareTrump, Hand, Pass, Play
-from referee.rules.deal import deal
+from referee.rules import Hand, Play
 from referee.solver.search import mask
 from referee.strong.beliefs import Auction
 from referee.strong.play import (
@@ -25,16 +25,6 @@ from referee.strong.play import (
 )
 
 
-def first_lead(seed: int) -> Hand:
-    """A hand where the first bidder bid 30 with fives as trump, at the opening lead."""
-    hand = Hand("D", deal(seed, 1, "D"))
-    hand.apply("A", Bid(points=30))
-    for seat in ("B", "C", "D"):
-        hand.apply(seat, Pass())
-    hand.apply("A", DeclareTrump(trump=5))
-    return hand
-
-
 def choose(hand: Hand, rng: random.Random, budget: float, **limits: int | bool) -> Choice:
     """The tile ``choose_tile`` picks for the seat to play, with its own limits unless
     ``limits`` (``max_nodes``, ``max_worlds``) says otherwise."""
@@ -44,20 +34,6 @@ def choose(hand: Hand, rng: random.Random, budget: float, **limits: int | bool) 
     legal = [action.tile for action in hand.legal_actions() if isinstance(action, Play)]
     seen = Seen(view, hand.moves)
     return choose_tile(view, seen, legal, legal[0], rng, budget, **limits)
-
-
-def mid_hand(seed: int, tricks: int) -> Hand:
-    """``first_lead`` played on with each seat's first legal tile for ``tricks`` tricks (the
-    first deal from ``seed`` on that is still open then)."""
-    while True:
-        hand = first_lead(seed)
-        while not hand.is_over and len(hand.piles) < tricks:
-            seat = hand.turn
-            assert seat is not None
-            hand.apply(seat, hand.legal_actions()[0])
-        if not hand.is_over:
-            return hand
-        seed += 1
 
 
 def test_the_same_seed_chooses_the_same_tile_from_the_same_worlds() -> None:

@@ -28,16 +28,17 @@ async def test_the_strong_bot_plays_a_match_without_a_fault_and_reproducibly(
     tmp_path: Path,
 ) -> None:
     """Generous time, so that only the count of positions bounds a decision: the same
-    seed gives the same game."""
+    seed gives the same game. A's budgets are sized for a 300 ms move (the 10 s move the
+    referee gives would make them 33 times the baseline's); C plays as the baseline."""
     commands = {
-        "A": STRONG + " --budget-ms 5000",
+        "A": STRONG + " --budget-ms 5000 --move-ms 300",
         "B": HEURISTIC_BOT,
-        "C": STRONG + " --budget-ms 5000",
+        "C": STRONG + " --baseline --budget-ms 5000",
         "D": HEURISTIC_BOT,
     }
     settings = MatchSettings(seed=21, move_timeout=10.0, max_hands=3)
     first = await run_match(settings, commands, tmp_path / "one.jsonl")  # type: ignore[arg-type]
     second = await run_match(settings, commands, tmp_path / "two.jsonl")  # type: ignore[arg-type]
     assert first.faults == {seat: {} for seat in "ABCD"}, first.faults
-    assert first.names["A"] == "strong"
+    assert (first.names["A"], first.names["C"]) == ("strong", "strong-baseline")
     assert first.game_digest == second.game_digest
