@@ -8,9 +8,8 @@
   most deals, each deal weighed by how likely it makes the other seats' bids, passes and the
   declarer's trump (``referee.strong.beliefs``; ``--uniform-worlds`` counts them alike).
   Worlds are solved until a count of positions (reproducible), with the clock as a safety
-  net: a decision never takes more than its budget (``--budget-ms``; by default the smaller
-  of 200 ms and a fifth of the time the referee gives). Ties go to the heuristic bot's
-  choice, which also answers when no world could be solved in time.
+  net. Ties go to the heuristic bot's choice, which also answers when no world could be
+  solved in time.
 - **Bidding and trump** (``referee.strong.auction``): deals of the 21 tiles it cannot see,
   drawn as the auction makes them likely (``referee.strong.beliefs``: a model of how seats
   bid, fitted to logs), each solved exactly for the best few trumps (does its side make the
@@ -19,9 +18,13 @@
   to the bot's own contracts). It bids the lowest bid when a bid is worth more than a pass
   (which may leave an opponent's contract standing), never over its partner, all tricks
   for two marks with a hand that cannot lose a trick; trump is the one most likely to make
-  the contract, by the same deals; ``piles`` 1. Deals are solved until a count of
-  positions, the clock only a guard. ``--bidding model`` bids by the feature model alone,
-  as the bot did before (and as it does without the compiled solver or time).
+  the contract, by the same deals; ``piles`` 1. ``--bidding model`` bids by the feature
+  model alone, as the bot did before (and as it does without the compiled solver or time).
+- **Budgets** (``referee.strong.budget``): counts of positions and worlds fixed from the move
+  time ``hello`` gives (never from a clock reading, so ``replay --rerun`` reproduces), three
+  times as large for bids, trump and the first two tricks; the clock is only a guard, at 45%
+  of the move time (``--budget-ms`` sets another). ``--baseline`` and ``--older-baseline``
+  play as the two earlier versions did, to measure against.
 
 Run it with the referee's Python: ``.venv/bin/python example_bots/strong_bot.py``.
 """

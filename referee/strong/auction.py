@@ -176,6 +176,9 @@ class Auctioneer:
         if tallies[best][1] == 0:
             return self._done(Verdict(model_bid(self.model, view, legal)), sim)
         chance = judge.chance(best, *tallies[best])
+        honest = sim.held_out(level, judge) if self.settings.held_out else None
+        if honest is not None:
+            chance = judge.chance(best, *honest)
         verdict = Verdict(passing, tallies, chance)
         if 2 * chance - 1 > passing_value:
             verdict.action = min(points, key=lambda a: a.points)

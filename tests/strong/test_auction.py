@@ -5,6 +5,7 @@ solver."""
 from __future__ import annotations
 
 import random
+import statistics
 import time
 
 import pytest
@@ -18,7 +19,7 @@ from referee.strong.auction import Auctioneer, Verdict
 from referee.strong.bidding import BiddingModel
 from referee.strong.calibration import Calibration, shipped
 from referee.strong.fallback import model_bid, model_trump
-from referee.strong.simulation import Settings, Simulation
+from referee.strong.simulation import Judge, Settings, Simulation
 
 SIXES = [Tile(low, 6) for low in range(7)]
 FIVES = [Tile(5, 5), Tile(5, 6), Tile(4, 5), Tile(0, 5), Tile(3, 3), Tile(1, 1), Tile(2, 6)]
@@ -172,3 +173,58 @@ def test_a_higher_bid_is_weighed_only_with_opponents_left_to_keep_out() -> None:
         last.apply(seat, Pass())
     verdict = jumping.bid(last.view("D"), last.legal_actions(), random.Random(5), 5.0)
     assert verdict.action == Bid(points=30)
+
+
+def _coin_flips(trumps: int, deals: int, rng: random.Random) -> Simulation:
+    """A simulation whose answers are coin flips, each trump made on half the deals: the
+    trumps are all alike, so any one's share is an honest estimate of one half."""
+    fake: list[tuple[int, int, int, int]] = [(k, 0, 0, 0) for k in range(deals)]
+    sim = Simulation("A", fake, Settings(), time.perf_counter() + 60)
+    kinds = list(range(trumps))
+    for world in fake:
+        for trump in kinds:
+            sim._answers[(world, 0, trump, 30)] = rng.random() < 0.5  # type: ignore[index]
+    sim.last = {t: (sum(sim._answers[(d, 0, t, 30)] for d in fake), deals) for t in kinds}  # type: ignore[index]
+    return sim
+
+
+def test_the_held_out_chance_loses_the_best_of_trumps_optimism() -> None:
+    """The best of three alike trumps' shares over 32 deals averages well over one half (the
+    selection's optimism); counted on the deals it was not chosen on, one half."""
+    judge = Judge(shipped(), dict.fromkeys(range(3), 0.5), 30)
+    rng = random.Random(5)
+    best, held = [], []
+    for _ in range(400):
+        sim = _coin_flips(3, 32, rng)
+        best.append(max(made for made, _ in sim.last.values()) / 32)
+        counted = sim.held_out(30, judge)
+        assert counted is not None and counted[1] == 32
+        held.append(counted[0] / counted[1])
+    assert statistics.mean(best) > 0.55
+    assert abs(statistics.mean(held) - 0.5) < 0.015
+
+
+def test_one_trump_kept_has_no_choice_to_correct() -> None:
+    sim = _coin_flips(1, 32, random.Random(1))
+    assert sim.held_out(30, Judge(shipped(), {0: 0.5}, 30)) is None
+    two = _coin_flips(2, 32, random.Random(1))
+    two.last[1] = (two.last[1][0], 8)  # trump 1 was dropped after a round: trump 0 is kept alone
+    assert two.held_out(30, Judge(shipped(), {0: 0.5, 1: 0.5}, 30)) is None
+
+
+def test_the_bid_takes_the_held_out_count_only_when_asked(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Asked, the bid's chance is the chosen trump's at the held-out count (here a poor one, so
+    the strong hand's bid turns to a pass); not asked, the tally's, and the bid stands."""
+    strong = [Tile(6, 6), Tile(5, 6), Tile(4, 6), Tile(3, 6), Tile(5, 5), Tile(4, 4), Tile(0, 1)]
+    asked: list[int | None] = []
+
+    def poor(self: Simulation, target: int | None, judge: Judge) -> tuple[int, int]:
+        asked.append(target)
+        return 1, 16
+
+    monkeypatch.setattr(Simulation, "held_out", poor)
+    plain = bid(dealt(strong), "A", random.Random(1))
+    assert plain.action == Bid(points=30) and not asked
+    held = bid(dealt(strong), "A", random.Random(1), held_out=True)
+    assert asked == [30] and held.tallies == plain.tallies
+    assert held.chance is not None and held.chance < 0.5 and held.action == Pass()
