@@ -52,6 +52,9 @@ class Settings:
     #: The bid's chance counted on deals its trump was not chosen on (``held_out``), not as
     #: the best trump's share on the deals that chose it.
     held_out: bool = False
+    #: The early stops' errors of the distinct deals solved, not of every deal drawn (a deal
+    #: the resampling drew twice is one observation, not two).
+    distinct: bool = False
 
 
 class Simulation:
@@ -176,6 +179,8 @@ class Simulation:
         ``judge.need`` (None: never early)."""
         made = dict.fromkeys(trumps, 0)
         solved = dict.fromkeys(trumps, 0)
+        #: The distinct deals each trump was solved on: resampling repeats deals.
+        distinct: dict[Trump, set[Deal]] = {t: set() for t in trumps}
         active = list(trumps)
         for k in range(len(self.deals) if deals is None else deals):
             for trump in active:
@@ -183,10 +188,16 @@ class Simulation:
                 if answer is not None:
                     made[trump] += answer
                     solved[trump] += 1
+                    distinct[trump].add(self.deals[k])
             if self.spent:
                 break
             if (k + 1) % self.settings.round == 0:
-                bounds = {t: judge.bounds(t, made[t], solved[t]) for t in active}
+                bounds = {
+                    t: judge.bounds(
+                        t, made[t], solved[t], len(distinct[t]) if self.settings.distinct else None
+                    )
+                    for t in active
+                }
                 best = max(active, key=lambda t: bounds[t][1])
                 active = [t for t in active if bounds[t][2] >= bounds[best][1]]
                 low, _, high = bounds[best]
@@ -215,10 +226,14 @@ class Judge:
             return 0.0
         return self.calibration.chance(made / solved, self.modelled[trump], self.level)
 
-    def bounds(self, trump: Trump, made: int, solved: int) -> tuple[float, float, float]:
-        """The chance two standard errors of the share below, at, and above it."""
+    def bounds(
+        self, trump: Trump, made: int, solved: int, effective: int | None = None
+    ) -> tuple[float, float, float]:
+        """The chance two standard errors of the share below, at, and above it; the error is
+        of ``effective`` independent deals when given (the distinct ones among those solved:
+        a deal drawn twice is one observation), else of ``solved``."""
         p = (made + 0.5) / (solved + 1)
-        error = 2 * math.sqrt(p * (1 - p) / max(1, solved))
+        error = 2 * math.sqrt(p * (1 - p) / max(1, solved if effective is None else effective))
         modelled = self.modelled[trump]
         return (
             self.calibration.chance(max(0.0, p - error), modelled, self.level),

@@ -228,3 +228,20 @@ def test_the_bid_takes_the_held_out_count_only_when_asked(monkeypatch: pytest.Mo
     held = bid(dealt(strong), "A", random.Random(1), held_out=True)
     assert asked == [30] and held.tallies == plain.tallies
     assert held.chance is not None and held.chance < 0.5 and held.action == Pass()
+
+
+def test_a_deal_drawn_again_is_not_a_new_observation_for_the_early_stop() -> None:
+    """Eight deals, each drawn four times in a row, all made: counted as 32 the first round
+    of eight looks sure and the tally stops; counted as the distinct deals it has seen (two
+    after a round) it goes on until enough distinct ones agree."""
+    worlds: list[tuple[int, int, int, int]] = [(k, 0, 0, 0) for k in range(8) for _ in range(4)]
+    judge = Judge(shipped(), {0: 0.5}, 30, need=shipped().chance(0.7, 0.5, 30))
+    solved = {}
+    for distinct in (False, True):
+        sim = Simulation("A", worlds, Settings(distinct=distinct), time.perf_counter() + 60)
+        for world in set(worlds):
+            sim._answers[(world, 0, 0, 30)] = True  # type: ignore[index]
+        solved[distinct] = sim.tally([0], 30, judge)[0][1]  # type: ignore[list-item]
+    assert solved == {False: 8, True: 16}
+    wide, narrow = judge.bounds(0, 8, 8, effective=2), judge.bounds(0, 8, 8)
+    assert wide[0] < narrow[0] and wide[1] == narrow[1] and wide[2] >= narrow[2]
