@@ -53,7 +53,6 @@ from referee.strong.fallback import model_bid, model_trump
 from referee.strong.play import (
     BASELINE_NODES,
     BASELINE_WORLD_COST,
-    MAX_NODES,
     WORLD_COST,
     choose_tile,
 )
@@ -70,6 +69,8 @@ class Strong:
         weigh: bool = True,
         baseline: bool = False,
         move_ms: int | None = None,
+        settings: Settings | None = None,
+        name: str = "strong",
     ) -> None:
         self.budget_ms = budget_ms
         self.max_nodes = max_nodes
@@ -78,6 +79,8 @@ class Strong:
         self.weigh = weigh
         self.baseline = baseline
         self.move_ms = move_ms
+        self.settings = settings or Settings()
+        self.name = name
         self.model = BiddingModel.load()
         self.calibration = calibration.shipped()
         self.auctioneers: dict[Settings, Auctioneer] = {}
@@ -96,7 +99,7 @@ class Strong:
         """This match's budgets: from the move time ``hello`` gave (or ``--move-ms``)."""
         limits = decision.hello.limits if decision.hello is not None else {}
         ms = self.move_ms or move_ms(limits, decision.time_ms)
-        return Budgets.baseline(ms) if self.baseline else Budgets(ms)
+        return Budgets(ms, fixed=self.baseline, settings=self.settings)
 
     def guard(self, budgets: Budgets) -> float:
         return budgets.seconds if self.budget_ms is None else self.budget_ms / 1000
@@ -170,7 +173,7 @@ def auction_rng(decision: Decision) -> random.Random:
     return random.Random(f"{seed}/{view.hand_number}/{view.seat}/{view.phase}")
 
 
-def main() -> None:
+def parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description="The strong Texas 42 bot.")
     parser.add_argument(
         "--budget-ms",
@@ -194,6 +197,16 @@ def main() -> None:
         action="store_true",
         help="count every world of the play alike, not as the auction makes it likely",
     )
+    parser.add_argument(
+        "--held-out",
+        action="store_true",
+        help="a bid's chance counted on deals its trump was not chosen on (a lever on trial)",
+    )
+    parser.add_argument(
+        "--distinct-deals",
+        action="store_true",
+        help="the auction's early stops count a deal drawn twice once (a lever on trial)",
+    )
     versions = parser.add_mutually_exclusive_group()
     versions.add_argument(
         "--baseline",
@@ -207,26 +220,42 @@ def main() -> None:
         help="play as the strong bot before that did (the fitted model's bids, uniform"
         " worlds, a Python search's budget)",
     )
-    args = parser.parse_args()
+    return parser
+
+
+def strategy_from(argv: list[str]) -> Strong:
+    """The bot its command-line flags describe (the arena plays it in process this way:
+    ``--policy "s=strong --move-ms 250"``)."""
+    args = parser().parse_args(argv)
     older = args.older_baseline
-    nodes = args.nodes or (BASELINE_NODES if older else None)
-    cost = BASELINE_WORLD_COST if older else WORLD_COST
-    bidding = args.bidding or ("model" if older else "simulation")
-    weigh = not (args.uniform_worlds or older)
-    fixed = args.baseline or older
+    return Strong(
+        args.budget_ms,
+        args.nodes or (BASELINE_NODES if older else None),
+        BASELINE_WORLD_COST if older else WORLD_COST,
+        args.bidding or ("model" if older else "simulation"),
+        not (args.uniform_worlds or older),
+        baseline=args.baseline or older,
+        move_ms=args.move_ms,
+        settings=Settings(held_out=args.held_out, distinct=args.distinct_deals),
+        name="strong-older-baseline" if older else "strong-baseline" if args.baseline else "strong",
+    )
+
+
+def main() -> None:
+    strong = strategy_from(sys.argv[1:])
     core = "compiled" if SOLVER_CORE == "c" else "Python (no compiled core was built: slower)"
-    count = f"{nodes:,} positions a play" if nodes else f"up to {MAX_NODES:,} positions a play"
+    count = f"{strong.max_nodes:,} positions a play" if strong.max_nodes else None
+    budgets = (
+        "budgets as before, whatever the move time"
+        if strong.baseline
+        else ("budgets scaled with the move time")
+    )
     print(
-        f"strong bot: the {core} search, "
-        + (count if fixed or nodes else "budgets scaled with the move time")
-        + f", bids by {bidding}, worlds {'weighed by the auction' if weigh else 'uniform'}",
+        f"strong bot ({strong.name}): the {core} search, {count or budgets}, bids by"
+        f" {strong.bidding}, worlds {'weighed by the auction' if strong.weigh else 'uniform'}",
         file=sys.stderr,
     )
-    name = "strong-older-baseline" if older else "strong-baseline" if fixed else "strong"
-    run(
-        Strong(args.budget_ms, nodes, cost, bidding, weigh, baseline=fixed, move_ms=args.move_ms),
-        name=name,
-    )
+    run(strong, name=strong.name)
 
 
 if __name__ == "__main__":

@@ -25,7 +25,8 @@ def arena_command(
         typer.Option(
             metavar="NAME=KIT",
             help="A policy (repeat): random, or a bundled kit bot (heuristic, kit-random,"
-            " search), played in process, e.g. --policy h=heuristic.",
+            " search, strong) with its flags if any, played in process, e.g. --policy"
+            " h=heuristic or --policy 's=strong --move-ms 250'.",
         ),
     ],
     seeds: Annotated[
@@ -81,6 +82,13 @@ def arena_command(
         if not equals or not name or not kit or name in policies:
             raise fail(f"--policy {text!r}: write NAME=KIT, each NAME once, e.g. h=heuristic")
         policies[name] = kit
+    from referee.env.policies import policy as kit_policy
+
+    for name, kit in policies.items():
+        try:
+            kit_policy(kit)  # a name or a flag it does not know: said now, not mid-arena
+        except ValueError as exc:
+            raise fail(f"--policy {name}={kit}: {exc}") from None
     if format not in ("round-robin", "gauntlet"):
         raise fail(f"--format {format!r}: round-robin or gauntlet")
     try:

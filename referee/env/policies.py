@@ -9,10 +9,15 @@ the engine directly, with the public events since the seat's last decision, its 
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib.util
+import io
 import random
+import shlex
+import sys
 import time
+from types import ModuleType
 from typing import Final
 
 from referee.bot.loop import Decision, Hello, KnownEvent, Strategy
@@ -27,7 +32,7 @@ from referee.rules.tiles import PARTNERSHIP_OF, Seat
 #: The milliseconds each decision is told it has (``decision.time_left()``).
 TIME_MS: Final = 1_000
 #: The bundled bots whose program is a kit strategy that ``bundled_strategy`` can load.
-KIT_BOTS: Final = ("heuristic", "kit-random", "search")
+KIT_BOTS: Final = ("heuristic", "kit-random", "search", "strong")
 
 
 def random_strategy(decision: Decision) -> Action:
@@ -36,8 +41,9 @@ def random_strategy(decision: Decision) -> Action:
 
 
 @functools.cache
-def bundled_strategy(name: str) -> Strategy:
-    """The ``strategy`` function of the bundled kit bot ``name`` (``heuristic``, ...)."""
+def _program(name: str) -> ModuleType:
+    """The bundled kit bot ``name``'s program as a module (its folder importable meanwhile:
+    the strong bot imports the heuristic bot beside it)."""
     bot = BY_NAME.get(name)
     if bot is None or name not in KIT_BOTS:
         raise ValueError(f"{name!r} is no bundled kit bot; these are: {', '.join(KIT_BOTS)}")
@@ -45,18 +51,50 @@ def bundled_strategy(name: str) -> Strategy:
     spec = importlib.util.spec_from_file_location(module_name, BOTS / bot.file)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    strategy: Strategy = module.strategy
+    folder = str(BOTS)
+    added = folder not in sys.path
+    if added:
+        sys.path.append(folder)
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        if added:
+            sys.path.remove(folder)
+    return module
+
+
+@functools.cache
+def bundled_strategy(name: str, flags: tuple[str, ...] = ()) -> Strategy:
+    """The strategy of the bundled kit bot ``name`` (``heuristic``, ...): its ``strategy``,
+    or the one its command-line ``flags`` describe (``strategy_from``, as the strong bot
+    has: ``("--move-ms", "250")``)."""
+    module = _program(name)
+    if not flags and hasattr(module, "strategy"):
+        strategy: Strategy = module.strategy
+        return strategy
+    if not hasattr(module, "strategy_from"):
+        raise ValueError(f"{name!r} takes no flags")
+    said = io.StringIO()
+    try:
+        with contextlib.redirect_stderr(said):
+            strategy = module.strategy_from(list(flags))
+    except SystemExit:  # argparse's usage, then its one line of what is wrong
+        wrong = said.getvalue().strip().splitlines()[-1:] or ["flags it does not take"]
+        raise ValueError(
+            f"{name} {shlex.join(flags)}: {wrong[0].partition('error: ')[2] or wrong[0]}"
+        ) from None
     return strategy
 
 
 def policy(choice: Strategy | str) -> Strategy:
-    """A strategy from a callable, ``"random"``, or a bundled kit bot's name."""
+    """A strategy from a callable, ``"random"``, or a bundled kit bot's name with its flags,
+    if any (``"strong --move-ms 250"``)."""
     if callable(choice):
         return choice
     if choice == "random":
         return random_strategy
-    return bundled_strategy(choice)
+    name, *flags = shlex.split(choice) or [""]
+    return bundled_strategy(name, tuple(flags))
 
 
 class KitSeat:

@@ -8,7 +8,7 @@ contract; the baseline's auction ran out of positions in over half of its search
 first two tricks (most worlds, the deepest searches); the later tricks are cheap and keep the
 baseline's count. The time bank is not spent: it is for a machine's hiccup, not for thinking.
 
-``Budgets.baseline`` is the strong bot as issue 20 left it (``strong_bot.py --baseline``):
+``Budgets.baseline`` is the strong bot before its budgets followed the move time (``--baseline``):
 the same counts whatever the move time, and a guard of the smaller of 200 ms and a fifth of
 the move time.
 """

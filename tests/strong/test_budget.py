@@ -112,3 +112,17 @@ def test_a_hard_bid_searches_more_deals_than_the_baselines(monkeypatch: pytest.M
     assert (
         used[1].worlds == round(Settings().worlds * HARD) and used[1].max_nodes > used[0].max_nodes
     )
+
+
+def test_the_flags_name_the_versions_and_the_levers_on_trial() -> None:
+    module = strong_bot()
+    levers = module.strategy_from(["--held-out", "--distinct-deals"])
+    assert levers.settings == Settings(held_out=True, distinct=True) and not levers.baseline
+    older = module.strategy_from(["--older-baseline"])
+    assert (older.name, older.baseline, older.bidding, older.weigh) == (
+        "strong-older-baseline", True, "model", False,
+    )  # fmt: skip
+    assert older.max_nodes is not None and older.max_nodes < MAX_NODES
+    assert module.strategy_from(["--baseline"]).name == "strong-baseline"
+    with pytest.raises(SystemExit):
+        module.strategy_from(["--baseline", "--older-baseline"])

@@ -153,3 +153,26 @@ def test_forked_workers_play_the_same_matches_closures_and_all() -> None:
     assert (
         arena(KIT, seeds=30, sprt=test, jobs=2).results == arena(KIT, seeds=30, sprt=test).results
     )
+
+
+def test_a_bundled_bot_plays_with_its_flags_and_a_flag_it_lacks_is_one_line(
+    tmp_path: Path,
+) -> None:
+    """The strong bot in process as its flags describe it (budgets sized for a 100 ms move,
+    the clock far off: the counts alone decide, so the games repeat); a flag it does not
+    take, or flags for a bot that takes none, is a usage mistake said in one line."""
+    from referee.env.policies import policy
+
+    small = policy("strong --move-ms 100 --budget-ms 60000")
+    assert small.move_ms == 100 and small.budget_ms == 60000  # type: ignore[attr-defined]
+    assert policy("strong --baseline").name == "strong-baseline"  # type: ignore[attr-defined]
+    chosen = {"strong": "strong --move-ms 100 --budget-ms 60000", "heuristic": "heuristic"}
+    first, again = arena(chosen, seeds=1, max_hands=2), arena(chosen, seeds=1, max_hands=2)
+    assert [r.game_digest for r in first.results] == [r.game_digest for r in again.results]
+    for kit, said in (
+        ("strong --bogus", "strong --bogus: unrecognized arguments: --bogus"),
+        ("heuristic --fast", "'heuristic' takes no flags"),
+    ):
+        bad = referee("arena", "--policy", f"s={kit}", "--policy", "r=random", cwd=tmp_path)
+        assert bad.returncode == 2
+        assert bad.stderr.count("\n") == 1 and said in bad.stderr, bad.stderr
