@@ -127,6 +127,7 @@ class Strong:
             max_worlds=budget.worlds,
             world_cost=self.world_cost,
             weigh=self.weigh,
+            high_passes=self.settings.high_passes,
         )
         if choice.clock_stopped:  # kept beside the match log by the referee
             print(
@@ -207,6 +208,12 @@ def parser() -> argparse.ArgumentParser:
         action="store_true",
         help="the auction's early stops count a deal drawn twice once (a lever on trial)",
     )
+    parser.add_argument(
+        "--unread-high-passes",
+        action="store_true",
+        help="read nothing into a pass over a bid above 34, which the auction model never saw"
+        " (a lever on trial)",
+    )
     versions = parser.add_mutually_exclusive_group()
     versions.add_argument(
         "--baseline",
@@ -236,7 +243,11 @@ def strategy_from(argv: list[str]) -> Strong:
         not (args.uniform_worlds or older),
         baseline=args.baseline or older,
         move_ms=args.move_ms,
-        settings=Settings(held_out=args.held_out, distinct=args.distinct_deals),
+        settings=Settings(
+            held_out=args.held_out,
+            distinct=args.distinct_deals,
+            high_passes=not args.unread_high_passes,
+        ),
         name="strong-older-baseline" if older else "strong-baseline" if args.baseline else "strong",
     )
 

@@ -130,7 +130,8 @@ class Auctioneer:
         deadline = time.perf_counter() + budget
         settings = self.settings
         worlds = draw(
-            view.seat, mask(view.hand), Auction(view.bids), rng, settings.worlds,
+            view.seat, mask(view.hand), Auction(view.bids, high_passes=settings.high_passes),
+            rng, settings.worlds,
             settings.proposals,
         )  # fmt: skip
         return Simulation(view.seat, worlds.deals, settings, deadline)

@@ -186,9 +186,15 @@ class Evidence:
     overcall: bool
 
 
-def evidence(bids: Sequence[Move]) -> dict[Seat, Evidence]:
+#: The highest lowest-open-bid at which a pass is read when high passes are not: the model
+#: was fitted on bots that never bid over 34, so it has never seen a pass over 35 or more.
+HIGHEST_READ_PASS: Final = 35
+
+
+def evidence(bids: Sequence[Move], high_passes: bool = True) -> dict[Seat, Evidence]:
     """Each seat's informative action in an auction (a pass under its partner's bid, or a
-    seat that has not spoken, is not in it)."""
+    seat that has not spoken, is not in it; nor, unless ``high_passes``, a pass over a point
+    bid above 34, which the fit never saw)."""
     out: dict[Seat, Evidence] = {}
     high: Move | None = None
     for move in bids:
@@ -204,7 +210,8 @@ def evidence(bids: Sequence[Move]) -> dict[Seat, Evidence]:
         )
         overcall = holder is not None and holder != PARTNER_OF[move.seat]
         if isinstance(action, Pass):
-            if holder is None or overcall:
+            unread = not high_passes and HIGHEST_READ_PASS < lowest < ALL_TRICKS
+            if (holder is None or overcall) and not unread:
                 out[move.seat] = Evidence(lowest, bid=False, overcall=overcall)
         else:
             level = action.points if isinstance(action, Bid) else ALL_TRICKS
@@ -227,16 +234,19 @@ class Auction:
         bids: Sequence[Move],
         contract: Contract | None = None,
         model: Beliefs | None = None,
+        high_passes: bool = True,
     ) -> None:
         self.model = model or shipped()
-        self.evidence = evidence(bids)
+        self.evidence = evidence(bids, high_passes)
         self.contract = contract
 
     @classmethod
     @lru_cache(maxsize=64)
-    def of(cls, bids: tuple[Move, ...], contract: Contract | None = None) -> Auction:
+    def of(
+        cls, bids: tuple[Move, ...], contract: Contract | None = None, high_passes: bool = True
+    ) -> Auction:
         """The auction of the shipped model, kept for the next call with the same bids."""
-        return cls(bids, contract)
+        return cls(bids, contract, high_passes=high_passes)
 
     def weight(self, seat: Seat, hand: int) -> float:
         """P(``seat``'s actions | it holds ``hand``): its bid or pass, and, for the

@@ -79,9 +79,10 @@ def choose_tile(
     max_worlds: int = MAX_WORLDS,
     world_cost: int = WORLD_COST,
     weigh: bool = True,
+    high_passes: bool = True,
 ) -> Choice:
     """The candidate tile that wins the most sampled worlds within the budgets (weighed by
-    the auction unless ``weigh`` is false)."""
+    the auction unless ``weigh`` is false; ``high_passes``: as ``beliefs.evidence``)."""
     deadline = time.perf_counter() + budget
     contract = view.contract
     assert contract is not None
@@ -92,7 +93,7 @@ def choose_tile(
     points = (ac, bd) if declarers == 0 else (bd, ac)
     ours = PARTNERSHIP_OF[view.seat] == contract.declarers
     wins = dict.fromkeys(candidates, 0.0)
-    auction = Auction.of(tuple(view.bids), contract) if weigh else None
+    auction = Auction.of(tuple(view.bids), contract, high_passes) if weigh else None
     played = played_masks(seen)
     worlds = 0
     clock_stopped = False

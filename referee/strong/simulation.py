@@ -55,6 +55,8 @@ class Settings:
     #: The early stops' errors of the distinct deals solved, not of every deal drawn (a deal
     #: the resampling drew twice is one observation, not two).
     distinct: bool = False
+    #: Read a pass over a point bid above 34 as the fitted model says (it never saw one).
+    high_passes: bool = True
 
 
 class Simulation:

@@ -74,6 +74,30 @@ def test_each_seats_evidence_is_read_from_the_auction() -> None:
     assert evidence(after_all_tricks)["C"] == Evidence(ALL_TRICKS, bid=False, overcall=True)
 
 
+def test_a_pass_over_a_bid_above_34_is_read_only_when_asked() -> None:
+    """The fit never saw a pass over 35 or more: unread, such a pass says nothing, while a
+    pass over 34, a bid of 35 itself and a pass over all tricks are read as before."""
+    bids = [
+        Move(seat="A", action=Bid(points=34)),
+        Move(seat="B", action=Pass()),
+        Move(seat="C", action=Pass()),
+        Move(seat="D", action=Bid(points=35)),
+        Move(seat="A", action=Pass()),
+    ]
+    read, unread = evidence(bids), evidence(bids, high_passes=False)
+    assert read["A"] == Evidence(36, bid=False, overcall=True)  # its pass over D's 35
+    assert unread["A"] == Evidence(34, bid=True, overcall=False)  # its bid alone
+    assert read["B"] == unread["B"] == Evidence(35, bid=False, overcall=True)
+    assert unread["D"] == read["D"] == Evidence(35, bid=True, overcall=True)
+    over = [*bids[:4], Move(seat="A", action=Bid(points=36)), Move(seat="B", action=Pass())]
+    assert evidence(over)["B"] == Evidence(37, bid=False, overcall=True)
+    assert evidence(over, high_passes=False)["B"] == Evidence(35, bid=False, overcall=True)
+    top = [Move(seat="A", action=AllTricksBid(marks=2)), Move(seat="B", action=Pass())]
+    assert evidence(top, high_passes=False)["B"] == Evidence(ALL_TRICKS, bid=False, overcall=True)
+    sixes = 0b1111111 << 21  # the top seven tiles: a hand that would have bid
+    assert Auction(over, high_passes=False).weight("B", sixes) != Auction(over).weight("B", sixes)
+
+
 def test_the_declarers_trump_counts_once_a_contract_stands() -> None:
     hand = Hand("D", deal(3, 1, "D"))
     hand.apply("A", Bid(points=30))
