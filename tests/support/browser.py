@@ -81,9 +81,14 @@ def open_at(browser: Any, page: Path, step: int, view: str, fragment: str | None
     """Open ``page`` at ``#step=STEP&view=VIEW`` (or ``fragment``) and wait until it shows
     that position: when only the address's fragment changed, the page keeps its old render
     until it reads the new one."""
-    browser.get(url(page, fragment if fragment is not None else f"step={step}&view={view}"))
+    address = url(page, fragment if fragment is not None else f"step={step}&view={view}")
+    browser.get(address)
     try:
         settle(browser, POSITION, [step, view], f"step {step}, view {view}", seconds=10)
-    except AssertionError:  # a loaded machine's browser can miss a change of the fragment alone
-        browser.refresh()
+    except AssertionError:
+        # A loaded machine's browser can miss a change of the fragment alone, and a render
+        # still pending from the last click may write its own position back over the new
+        # one (a refresh then reloads that): load the page afresh at the address instead.
+        browser.get("about:blank")
+        browser.get(address)
         shows(browser, step, view)
