@@ -255,14 +255,14 @@ def strategy_from(argv: list[str]) -> Strong:
 def main() -> None:
     strong = strategy_from(sys.argv[1:])
     core = "compiled" if SOLVER_CORE == "c" else "Python (no compiled core was built: slower)"
-    count = f"{strong.max_nodes:,} positions a play" if strong.max_nodes else None
-    budgets = (
-        "budgets as before, whatever the move time"
-        if strong.baseline
-        else ("budgets scaled with the move time")
-    )
+    if strong.max_nodes:
+        budgets = f"{strong.max_nodes:,} positions a play"
+    elif strong.baseline:
+        budgets = "budgets as before, whatever the move time"
+    else:
+        budgets = "budgets scaled with the move time"
     print(
-        f"strong bot ({strong.name}): the {core} search, {count or budgets}, bids by"
+        f"strong bot ({strong.name}): the {core} search, {budgets}, bids by"
         f" {strong.bidding}, worlds {'weighed by the auction' if strong.weigh else 'uniform'}",
         file=sys.stderr,
     )

@@ -41,7 +41,7 @@ def random_strategy(decision: Decision) -> Action:
 
 
 @functools.cache
-def _program(name: str) -> ModuleType:
+def bundled_program(name: str) -> ModuleType:
     """The bundled kit bot ``name``'s program as a module (its folder importable meanwhile:
     the strong bot imports the heuristic bot beside it)."""
     bot = BY_NAME.get(name)
@@ -68,7 +68,7 @@ def bundled_strategy(name: str, flags: tuple[str, ...] = ()) -> Strategy:
     """The strategy of the bundled kit bot ``name`` (``heuristic``, ...): its ``strategy``,
     or the one its command-line ``flags`` describe (``strategy_from``, as the strong bot
     has: ``("--move-ms", "250")``)."""
-    module = _program(name)
+    module = bundled_program(name)
     if not flags and hasattr(module, "strategy"):
         strategy: Strategy = module.strategy
         return strategy

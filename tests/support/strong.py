@@ -3,11 +3,9 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from types import ModuleType
 
-from referee.match.runner import BUNDLED_BOTS
+from referee.env.policies import bundled_program
 from referee.rules import Bid, DeclareTrump, Hand, Pass
 from referee.rules.deal import deal
 
@@ -37,14 +35,5 @@ def mid_hand(seed: int, tricks: int) -> Hand:
 
 
 def strong_bot() -> ModuleType:
-    """``example_bots/strong_bot.py`` as a module (it imports the heuristic bot beside it)."""
-    sys.path.insert(0, str(BUNDLED_BOTS))
-    try:
-        path = BUNDLED_BOTS / "strong_bot.py"
-        spec = importlib.util.spec_from_file_location("strong_bot_under_test", path)
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        return module
-    finally:
-        sys.path.remove(str(BUNDLED_BOTS))
+    """``example_bots/strong_bot.py`` as a module, loaded as the arena loads it."""
+    return bundled_program("strong")
