@@ -128,6 +128,7 @@ class Strong:
             world_cost=self.world_cost,
             weigh=self.weigh,
             high_passes=self.settings.high_passes,
+            read=self.settings.read_play,
         )
         if choice.clock_stopped:  # kept beside the match log by the referee
             print(
@@ -214,6 +215,20 @@ def parser() -> argparse.ArgumentParser:
         help="read nothing into a pass over a bid above 34, which the auction model never saw"
         " (a lever on trial)",
     )
+    parser.add_argument(
+        "--read-play",
+        action="store_true",
+        help="weigh the play's worlds by what the other seats' plays say: count thrown to"
+        " the opponents, tricks left to them (a lever on trial)",
+    )
+    parser.add_argument(
+        "--caution",
+        type=float,
+        default=0.0,
+        metavar="MARKS",
+        help="bid only when bidding is worth this many marks more than passing (default 0;"
+        " a lever on trial)",
+    )
     versions = parser.add_mutually_exclusive_group()
     versions.add_argument(
         "--baseline",
@@ -247,6 +262,8 @@ def strategy_from(argv: list[str]) -> Strong:
             held_out=args.held_out,
             distinct=args.distinct_deals,
             high_passes=not args.unread_high_passes,
+            caution=args.caution,
+            read_play=args.read_play,
         ),
         name="strong-older-baseline" if older else "strong-baseline" if args.baseline else "strong",
     )

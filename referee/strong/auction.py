@@ -154,6 +154,7 @@ class Auctioneer:
         if max(chances.values()) < self.settings.skip_below:
             return Verdict(passing)
         sim = self.simulation(view, rng, budget)
+        caution = self.settings.caution
         # What passing is worth: nothing yet, or an opponent's contract standing.
         passing_value = 0.0
         if high is not None:
@@ -168,10 +169,10 @@ class Auctioneer:
             bid = all_tricks[0]
             tallies = sim.tally(trumps, None, judge)
             chance = judge.chance(judge.best(tallies), *tallies[judge.best(tallies)])
-            action = bid if bid.marks * (2 * chance - 1) > passing_value else passing
+            action = bid if bid.marks * (2 * chance - 1) > passing_value + caution else passing
             return self._done(Verdict(action, tallies, chance), sim)
         # Bid when 2p - 1, the marks a bid is worth, beats passing.
-        judge = Judge(self.calibration, chances, level, need=(1 + passing_value) / 2)
+        judge = Judge(self.calibration, chances, level, need=(1 + passing_value + caution) / 2)
         tallies = sim.tally(trumps, level, judge)
         best = judge.best(tallies)
         if tallies[best][1] == 0:
@@ -181,7 +182,7 @@ class Auctioneer:
         if honest is not None:
             chance = judge.chance(best, *honest)
         verdict = Verdict(passing, tallies, chance)
-        if 2 * chance - 1 > passing_value:
+        if 2 * chance - 1 > passing_value + caution:
             verdict.action = min(points, key=lambda a: a.points)
             if self.settings.jumps:
                 verdict.action = self._level(view, sim, best, level, chance, points)

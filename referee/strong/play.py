@@ -29,6 +29,7 @@ from referee.rules.tiles import COUNT, PARTNERSHIP_OF, SEATS, Tile
 from referee.rules.views import View
 from referee.solver.search import CORE, INDEX, OutOfTime, Position, Solver, mask
 from referee.strong.beliefs import Auction, played_masks
+from referee.strong.reading import clues, play_weight
 
 #: Positions searched per decision with the compiled search: about 50 ms here at the first
 #: lead (the slowest; 90 ms at most in 30 first leads), a quarter of the default budget, so
@@ -80,9 +81,11 @@ def choose_tile(
     world_cost: int = WORLD_COST,
     weigh: bool = True,
     high_passes: bool = True,
+    read: bool = False,
 ) -> Choice:
     """The candidate tile that wins the most sampled worlds within the budgets (weighed by
-    the auction unless ``weigh`` is false; ``high_passes``: as ``beliefs.evidence``)."""
+    the auction unless ``weigh`` is false, and by the play so far if ``read``;
+    ``high_passes``: as ``beliefs.evidence``)."""
     deadline = time.perf_counter() + budget
     contract = view.contract
     assert contract is not None
@@ -95,6 +98,7 @@ def choose_tile(
     wins = dict.fromkeys(candidates, 0.0)
     auction = Auction.of(tuple(view.bids), contract, high_passes) if weigh else None
     played = played_masks(seen)
+    found = clues(seen) if read else []
     worlds = 0
     clock_stopped = False
     if len(candidates) > 1:
@@ -117,13 +121,13 @@ def choose_tile(
                 break
             worlds += 1
             solver.nodes += world_cost  # dealing and setting up a world takes time too
-            weight = 1.0
+            weight = play_weight(found, position.hands)
             if auction is not None:
                 dealt = {
                     seat: hand | played[seat]
                     for seat, hand in zip(SEATS, position.hands, strict=True)
                 }
-                weight = auction.deal_weight(dealt, view.seat)
+                weight *= auction.deal_weight(dealt, view.seat)
             for tile in candidates:
                 if values[INDEX[tile]] == ours:
                     wins[tile] += weight

@@ -57,6 +57,12 @@ class Settings:
     distinct: bool = False
     #: Read a pass over a point bid above 34 as the fitted model says (it never saw one).
     high_passes: bool = True
+    #: Marks a bid must be worth above passing (0: bid at any edge). The estimate that
+    #: decides a bid is the highest of several noisy ones, so a bid at a small edge is
+    #: more often an overrated hand than a good one.
+    caution: float = 0.0
+    #: Weigh the play's worlds by what the other seats' plays say (``reading``).
+    read_play: bool = False
 
 
 class Simulation:

@@ -245,3 +245,23 @@ def test_a_deal_drawn_again_is_not_a_new_observation_for_the_early_stop() -> Non
     assert solved == {False: 8, True: 16}
     wide, narrow = judge.bounds(0, 8, 8, effective=2), judge.bounds(0, 8, 8)
     assert wide[0] < narrow[0] and wide[1] == narrow[1] and wide[2] >= narrow[2]
+
+
+def test_caution_passes_a_bid_worth_less_than_it_over_passing() -> None:
+    """The first to speak bids when its chance is worth more marks than passing (nothing yet)
+    by the caution: a hand it opens at no caution passes once the caution is above what its
+    bid was worth, and each verdict keeps to its own rule."""
+    flipped = 0
+    for seed in range(40):
+        hand = Hand("D", deal(seed, 1, "D"))
+        plain = bid(hand, "A", random.Random(seed))
+        if not isinstance(plain.action, Bid) or plain.chance is None:
+            continue
+        caution = min(0.95, 2 * plain.chance - 1 + 0.1)
+        careful = auctioneer(caution=caution).bid(
+            hand.view("A"), hand.legal_actions(), random.Random(seed), 5.0
+        )
+        assert careful.chance is not None
+        assert isinstance(careful.action, Bid) == (2 * careful.chance - 1 > caution)
+        flipped += isinstance(careful.action, Pass)
+    assert flipped >= 3
