@@ -71,6 +71,7 @@ class Strong:
         move_ms: int | None = None,
         settings: Settings | None = None,
         name: str = "strong",
+        calibration_file: Path | None = None,
     ) -> None:
         self.budget_ms = budget_ms
         self.max_nodes = max_nodes
@@ -82,7 +83,11 @@ class Strong:
         self.settings = settings or Settings()
         self.name = name
         self.model = BiddingModel.load()
-        self.calibration = calibration.shipped()
+        self.calibration = (
+            calibration.shipped()
+            if calibration_file is None
+            else calibration.Calibration.load(calibration_file)
+        )
         self.auctioneers: dict[Settings, Auctioneer] = {}
 
     def __call__(self, decision: Decision) -> Action:
@@ -216,6 +221,13 @@ def parser() -> argparse.ArgumentParser:
         " (a lever on trial)",
     )
     parser.add_argument(
+        "--calibration",
+        type=Path,
+        metavar="FILE",
+        help="bid by this calibration (written by 'referee strong calibrate --out FILE')"
+        " instead of the one shipped beside the bot",
+    )
+    parser.add_argument(
         "--read-play",
         action="store_true",
         help="weigh the play's worlds by what the other seats' plays say: count thrown to"
@@ -248,7 +260,13 @@ def parser() -> argparse.ArgumentParser:
 def strategy_from(argv: list[str]) -> Strong:
     """The bot its command-line flags describe (the arena plays it in process this way:
     ``--policy "s=strong --move-ms 250"``)."""
-    args = parser().parse_args(argv)
+    flags = parser()
+    args = flags.parse_args(argv)
+    if args.calibration is not None and not args.calibration.is_file():
+        flags.error(
+            f"--calibration {args.calibration}: no such file ('referee strong calibrate LOGS"
+            " --out FILE' writes one)"
+        )
     older = args.older_baseline
     return Strong(
         args.budget_ms,
@@ -266,6 +284,7 @@ def strategy_from(argv: list[str]) -> Strong:
             read_play=args.read_play,
         ),
         name="strong-older-baseline" if older else "strong-baseline" if args.baseline else "strong",
+        calibration_file=args.calibration,
     )
 
 

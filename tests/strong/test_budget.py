@@ -4,7 +4,10 @@ the baseline's as they were."""
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import random
+from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -16,6 +19,7 @@ from referee.bot.seen import HandHistory
 from referee.rules import Hand
 from referee.rules.deal import deal
 from referee.strong.budget import GUARD, HARD, REFERENCE_MS, Budgets, move_ms
+from referee.strong.calibration import Calibration, shipped
 from referee.strong.play import MAX_NODES, MAX_WORLDS
 from referee.strong.simulation import Settings
 
@@ -118,6 +122,8 @@ def test_the_flags_name_the_versions_and_the_levers_on_trial() -> None:
     module = strong_bot()
     levers = module.strategy_from(["--held-out", "--distinct-deals"])
     assert levers.settings == Settings(held_out=True, distinct=True) and not levers.baseline
+    more = module.strategy_from(["--read-play", "--caution", "0.2"])
+    assert more.settings == Settings(read_play=True, caution=0.2)
     older = module.strategy_from(["--older-baseline"])
     assert (older.name, older.baseline, older.bidding, older.weigh) == (
         "strong-older-baseline", True, "model", False,
@@ -126,3 +132,15 @@ def test_the_flags_name_the_versions_and_the_levers_on_trial() -> None:
     assert module.strategy_from(["--baseline"]).name == "strong-baseline"
     with pytest.raises(SystemExit):
         module.strategy_from(["--baseline", "--older-baseline"])
+
+
+def test_a_calibration_file_given_is_the_one_bid_by(tmp_path: Path) -> None:
+    module = strong_bot()
+    refitted = Calibration(intercept=0.3, slope=0.5, per_point=-0.1, opponents_make=0.6)
+    path = tmp_path / "calibration.json"
+    path.write_text(json.dumps(dataclasses.asdict(refitted)))
+    assert module.strategy_from(["--calibration", str(path)]).calibration == refitted
+    assert module.strategy_from([]).calibration == shipped()
+    with pytest.raises(SystemExit) as exit:
+        module.strategy_from(["--calibration", str(tmp_path / "missing.json")])
+    assert exit.value.code == 2

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import random
 
-from support.strong import first_lead, strong_bot
+from support.strong import first_lead
 
 from referee.bot import Seen
 from referee.rules import Hand, Play
@@ -115,10 +115,3 @@ def test_the_play_reads_the_worlds_when_asked() -> None:
     read = choose_tile(view, seen, legal, legal[0], rng(1), 30.0, max_worlds=64, read=True)
     assert plain.worlds == read.worlds == 64
     assert plain.wins != read.wins
-
-
-def test_the_strong_bot_reads_the_play_behind_a_flag() -> None:
-    bot = strong_bot()
-    assert bot.strategy_from(["--read-play"]).settings.read_play
-    assert not bot.strategy_from([]).settings.read_play
-    assert bot.strategy_from(["--caution", "0.2"]).settings.caution == 0.2
