@@ -45,10 +45,11 @@ import heuristic_bot
 
 from referee.bot import SOLVER_CORE, Decision, run
 from referee.rules import Action, DeclareTrump, Play
-from referee.strong import calibration
 from referee.strong.auction import Auctioneer, Verdict
 from referee.strong.bidding import BiddingModel
 from referee.strong.budget import Budgets, move_ms
+from referee.strong.calibration import Calibration
+from referee.strong.calibration import shipped as shipped_calibration
 from referee.strong.fallback import model_bid, model_trump
 from referee.strong.play import (
     BASELINE_NODES,
@@ -71,7 +72,7 @@ class Strong:
         move_ms: int | None = None,
         settings: Settings | None = None,
         name: str = "strong",
-        calibration_file: Path | None = None,
+        calibration: Calibration | None = None,
     ) -> None:
         self.budget_ms = budget_ms
         self.max_nodes = max_nodes
@@ -83,11 +84,7 @@ class Strong:
         self.settings = settings or Settings()
         self.name = name
         self.model = BiddingModel.load()
-        self.calibration = (
-            calibration.shipped()
-            if calibration_file is None
-            else calibration.Calibration.load(calibration_file)
-        )
+        self.calibration = calibration or shipped_calibration()
         self.auctioneers: dict[Settings, Auctioneer] = {}
 
     def __call__(self, decision: Decision) -> Action:
@@ -238,8 +235,9 @@ def parser() -> argparse.ArgumentParser:
         type=float,
         default=0.0,
         metavar="MARKS",
-        help="bid only when bidding is worth this many marks more than passing (default 0;"
-        " a lever on trial)",
+        help="bid only when bidding is worth this many marks more than passing, -1 to 1"
+        " (default 0; the simulation's bids, not the fitted model's fallback; a lever on"
+        " trial)",
     )
     versions = parser.add_mutually_exclusive_group()
     versions.add_argument(
@@ -262,11 +260,17 @@ def strategy_from(argv: list[str]) -> Strong:
     ``--policy "s=strong --move-ms 250"``)."""
     flags = parser()
     args = flags.parse_args(argv)
-    if args.calibration is not None and not args.calibration.is_file():
-        flags.error(
-            f"--calibration {args.calibration}: no such file ('referee strong calibrate LOGS"
-            " --out FILE' writes one)"
-        )
+    if not -1 <= args.caution <= 1:
+        flags.error(f"--caution {args.caution}: give marks between -1 and 1")
+    refitted = None
+    if args.calibration is not None:
+        try:
+            refitted = Calibration.load(args.calibration)
+        except (OSError, ValueError, TypeError) as error:
+            flags.error(
+                f"--calibration {args.calibration}: not a calibration ({error}); 'referee"
+                " strong calibrate LOGS --out FILE' writes one"
+            )
     older = args.older_baseline
     return Strong(
         args.budget_ms,
@@ -284,7 +288,7 @@ def strategy_from(argv: list[str]) -> Strong:
             read_play=args.read_play,
         ),
         name="strong-older-baseline" if older else "strong-baseline" if args.baseline else "strong",
-        calibration_file=args.calibration,
+        calibration=refitted,
     )
 
 

@@ -76,6 +76,8 @@ class Calibration:
     @classmethod
     def load(cls, path: Path = CALIBRATION) -> Calibration:
         data = json.loads(path.read_text())
+        if not isinstance(data, dict) or "slope" not in data:
+            raise ValueError(f"{path} holds no calibration: no slope")
         return cls(**{name: data[name] for name in cls.__dataclass_fields__ if name in data})
 
     def to_dict(self) -> dict[str, float | None]:

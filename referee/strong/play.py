@@ -14,7 +14,8 @@ it is given.
 Worlds are weighed by the auction (``beliefs``): a world counts as much as it makes each
 other seat's bid or pass, and the declarer's trump, likely for the hand it gives that seat
 (the tiles it holds in the world and the tiles it has played), so a deal where a seat that
-passed holds three doubles counts little.
+passed holds three doubles counts little. With ``read``, worlds are weighed by the play so far
+too (``reading``: a seat that threw count it could have kept most likely could not).
 """
 
 from __future__ import annotations
@@ -53,7 +54,8 @@ class Choice:
     worlds were solved."""
 
     tile: Tile
-    #: The worlds' weights (the auction's likelihood of each) summed per tile that wins them.
+    #: The worlds' weights (the auction's likelihood of each, and the play's when read)
+    #: summed per tile that wins them.
     wins: dict[Tile, float]
     worlds: int
     #: The clock, not the count of positions, stopped the search: a rerun may choose otherwise.

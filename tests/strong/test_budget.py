@@ -141,6 +141,11 @@ def test_a_calibration_file_given_is_the_one_bid_by(tmp_path: Path) -> None:
     path.write_text(json.dumps(dataclasses.asdict(refitted)))
     assert module.strategy_from(["--calibration", str(path)]).calibration == refitted
     assert module.strategy_from([]).calibration == shipped()
-    with pytest.raises(SystemExit) as exit:
-        module.strategy_from(["--calibration", str(tmp_path / "missing.json")])
-    assert exit.value.code == 2
+    (tmp_path / "broken.json").write_text("{")
+    (tmp_path / "other.json").write_text('{"weights": [1]}')
+    for wrong in ("missing.json", "broken.json", "other.json"):
+        with pytest.raises(SystemExit) as exit:
+            module.strategy_from(["--calibration", str(tmp_path / wrong)])
+        assert exit.value.code == 2
+    with pytest.raises(SystemExit):
+        module.strategy_from(["--caution", "3"])
