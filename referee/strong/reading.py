@@ -25,9 +25,9 @@ from dataclasses import dataclass
 from typing import Final
 
 from referee.bot import Seen
-from referee.rules.suits import CALLED, FOLLOWERS, STRENGTH, TRUMP_SUIT
+from referee.rules.suits import TRUMP_SUIT
 from referee.rules.tiles import COUNT, PARTNERSHIP_OF, SEATS, TILES
-from referee.solver.search import INDEX, mask
+from referee.solver.search import INDEX, mask, tables
 
 #: A world's weight when the seat threw count while holding a cheaper legal tile, by the
 #: number of tiles already in the trick when it played (1: it played second).
@@ -35,6 +35,8 @@ COUNT_THROWN: Final = {1: 0.25, 2: 0.1, 3: 0.1}
 #: A world's weight when the seat, out of the suit, left the opponents a trick it held a tile
 #: to take: the trick with count in it, and without.
 NOT_TAKEN: Final = {True: 0.1, False: 0.5}
+#: The tiles of less count than a count tile's (5 or 10), as a mask.
+CHEAPER: Final = {c: mask(tuple(t for t in TILES if COUNT[t] < c)) for c in (5, 10)}
 
 
 @dataclass(frozen=True)
@@ -58,37 +60,35 @@ class Clue:
 
 def clues(seen: Seen) -> list[Clue]:
     """The plays of the other seats that the readings above can weigh a world by."""
-    trump = seen.trump
-    if trump is None:
+    if seen.trump is None:
         return []
+    rules = tables(seen.trump)
     plays = seen.plays
-    me = seen.seat
     later: dict[int, int] = {}
     found: list[Clue] = []
     for at in range(len(plays) - 1, -1, -1):  # backwards: each seat's later tiles build up
         play = plays[at]
-        seat = SEATS.index(play.seat)
-        later[seat] = later.get(seat, 0) | 1 << INDEX[play.tile]
+        seat, tile = SEATS.index(play.seat), INDEX[play.tile]
+        later[seat] = later.get(seat, 0) | 1 << tile
         place = at % 4
-        if place == 0 or play.seat == me:
+        if place == 0 or play.seat == seen.seat:
             continue
         trick = plays[at - place : at]
-        suit = CALLED[trump][trick[0].tile]
-        strength = STRENGTH[trump][suit]
-        before = max(trick, key=lambda p: strength[p.tile])
-        after = before if strength[before.tile] >= strength[play.tile] else play
-        ours = PARTNERSHIP_OF[play.seat]
-        followers = mask(tuple(FOLLOWERS[trump][suit]))
-        if PARTNERSHIP_OF[after.seat] != ours and COUNT[play.tile] > 0:
-            cheaper = mask(tuple(t for t in TILES if COUNT[t] < COUNT[play.tile]))
-            found.append(Clue(seat, later[seat], followers, cheaper, COUNT_THROWN[place]))
-        if (
-            suit != TRUMP_SUIT
-            and play.tile not in FOLLOWERS[trump][suit]
-            and PARTNERSHIP_OF[before.seat] != ours
-            and after is before
-        ):
-            takers = mask(tuple(t for t in TILES if strength[t] > strength[before.tile]))
+        suit = rules.called[INDEX[trick[0].tile]]
+        strength = rules.strength[suit]
+        before = max(trick, key=lambda p: strength[INDEX[p.tile]])
+        best = strength[INDEX[before.tile]]
+        taken = strength[tile] > best
+        theirs_after = (
+            PARTNERSHIP_OF[(before if not taken else play).seat] != PARTNERSHIP_OF[play.seat]
+        )
+        followers = rules.followers[suit]
+        if theirs_after and COUNT[play.tile] > 0:
+            found.append(
+                Clue(seat, later[seat], followers, CHEAPER[COUNT[play.tile]], COUNT_THROWN[place])
+            )
+        if suit != TRUMP_SUIT and not followers >> tile & 1 and theirs_after and not taken:
+            takers = sum(1 << i for i, bid in enumerate(strength) if bid > best)
             counted = any(COUNT[p.tile] for p in trick)
             found.append(Clue(seat, later[seat], None, takers, NOT_TAKEN[counted]))
     return found
