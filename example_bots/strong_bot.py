@@ -131,6 +131,7 @@ class Strong:
             weigh=self.weigh,
             high_passes=self.settings.high_passes,
             read=self.settings.read_play,
+            ahead=self.settings.look_ahead,
         )
         if choice.clock_stopped:  # kept beside the match log by the referee
             print(
@@ -231,6 +232,15 @@ def parser() -> argparse.ArgumentParser:
         " the opponents, tricks left to them (a lever on trial)",
     )
     parser.add_argument(
+        "--look-ahead",
+        type=int,
+        default=0,
+        metavar="TILES",
+        help="look the best TILES (2-7) tiles of a play one of the seat's own moves deeper,"
+        " where it must play one tile in every world it cannot tell apart (0: off, the"
+        " default; a lever on trial)",
+    )
+    parser.add_argument(
         "--caution",
         type=float,
         default=0.0,
@@ -262,6 +272,8 @@ def strategy_from(argv: list[str]) -> Strong:
     args = flags.parse_args(argv)
     if not -1 <= args.caution <= 1:
         flags.error(f"--caution {args.caution}: give marks between -1 and 1")
+    if args.look_ahead not in (0, *range(2, 8)):
+        flags.error(f"--look-ahead {args.look_ahead}: give 0 (off) or 2 to 7 tiles to compare")
     refitted = None
     if args.calibration is not None:
         try:
@@ -286,6 +298,7 @@ def strategy_from(argv: list[str]) -> Strong:
             high_passes=not args.unread_high_passes,
             caution=args.caution,
             read_play=args.read_play,
+            look_ahead=args.look_ahead,
         ),
         name="strong-older-baseline" if older else "strong-baseline" if args.baseline else "strong",
         calibration=refitted,

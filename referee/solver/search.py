@@ -19,7 +19,7 @@ soon as either is found, with the answers of positions at trick boundaries remem
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Final
 
 from referee.rules.actions import Trump
@@ -98,6 +98,49 @@ class Position:
     tricks: tuple[int, int] = (0, 0)
 
 
+def result(target: int | None, ours: int, theirs: int, left: int) -> bool | None:
+    """A contract's result once a trick is taken (did the declarers make it?), or None while
+    it is open: ``target`` the bid's points (None: all tricks, where the defenders' first
+    trick has set it already), ``ours``/``theirs`` the declarers'/defenders' points, ``left``
+    the tiles still in hand."""
+    if target is None:
+        return None if left else True
+    if ours >= target:
+        return True
+    if theirs > TOTAL_POINTS - target:
+        return False
+    return None
+
+
+def advance(position: Position, tile: int, declarers: int, target: int | None,
+            rules: Tables) -> Position | bool:  # fmt: skip
+    """The position once the seat to play plays ``tile``: the next seat's turn, or the trick
+    scored and its winner to lead; or, when that trick ends the hand, its result."""
+    a, b, c, d = (
+        hand & ~(1 << tile) if seat == position.turn else hand
+        for seat, hand in enumerate(position.hands)
+    )
+    hands = (a, b, c, d)
+    trick = (*position.trick, (position.turn, tile))
+    if len(trick) < 4:
+        return replace(position, hands=hands, turn=(position.turn + 1) % 4, trick=trick)
+    strength = rules.strength[rules.called[trick[0][1]]]
+    winner = max(trick, key=lambda down: strength[down[1]])[0]
+    points = 1 + sum(POINTS[down[1]] for down in trick)
+    ours, theirs = position.points
+    taken, lost = position.tricks
+    if winner % 2 == declarers:
+        ours, taken = ours + points, taken + 1
+    elif target is None:
+        return False
+    else:
+        theirs, lost = theirs + points, lost + 1
+    done = result(target, ours, theirs, a | b | c | d)
+    if done is not None:
+        return done
+    return Position(hands=hands, turn=winner, points=(ours, theirs), tricks=(taken, lost))
+
+
 @dataclass
 class PythonSolver:
     """Answers make-or-set questions for one contract: ``declarers`` is 0 (A+C) or 1 (B+D),
@@ -142,17 +185,6 @@ class PythonSolver:
 
     # -- the search ----------------------------------------------------------------------
 
-    def _settled(self, ours: int, theirs: int, left: int) -> bool | None:
-        """The contract's result once a trick is taken, or None while it is open (``left``:
-        the tiles still in hand)."""
-        if self.target is None:  # all tricks: the defenders' first trick has set it already
-            return None if left else True
-        if ours >= self.target:
-            return True
-        if theirs > TOTAL_POINTS - self.target:
-            return False
-        return None
-
     def _after(self, hands: list[int], trick: list[tuple[int, int]], suit: int, ours: int,
                theirs: int) -> bool:  # fmt: skip
         """The value once the last tile of ``trick`` is down: the next seat plays, or the
@@ -169,7 +201,7 @@ class PythonSolver:
             return False
         else:
             theirs += points
-        settled = self._settled(ours, theirs, hands[0] | hands[1] | hands[2] | hands[3])
+        settled = result(self.target, ours, theirs, hands[0] | hands[1] | hands[2] | hands[3])
         if settled is not None:
             return settled
         return self._lead(hands, winner, ours, theirs)

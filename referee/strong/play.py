@@ -28,8 +28,9 @@ from typing import Final
 from referee.bot import Seen
 from referee.rules.tiles import COUNT, PARTNERSHIP_OF, SEATS, Tile
 from referee.rules.views import View
-from referee.solver.search import CORE, INDEX, OutOfTime, Position, Solver, mask
+from referee.solver.search import CORE, INDEX, OutOfTime, Position, Solver, mask, tables
 from referee.strong.beliefs import Auction, played_masks
+from referee.strong.lookahead import fusion_losses
 from referee.strong.reading import clues, play_weight
 
 #: Positions searched per decision with the compiled search: about 50 ms here at the first
@@ -60,6 +61,8 @@ class Choice:
     worlds: int
     #: The clock, not the count of positions, stopped the search: a rerun may choose otherwise.
     clock_stopped: bool = False
+    #: Worlds the best tiles were looked ahead in (``ahead``; 0: not looked ahead).
+    looked: int = 0
 
 
 def points_taken(view: View) -> tuple[int, int]:
@@ -84,10 +87,14 @@ def choose_tile(
     weigh: bool = True,
     high_passes: bool = True,
     read: bool = False,
+    ahead: int = 0,
 ) -> Choice:
     """The candidate tile that wins the most sampled worlds within the budgets (weighed by
     the auction unless ``weigh`` is false, and by the play so far if ``read``;
-    ``high_passes``: as ``beliefs.evidence``)."""
+    ``high_passes``: as ``beliefs.evidence``). With ``ahead``, the worlds take half the
+    positions, and the rest look that many of the best tiles one of the seat's own moves
+    deeper in the first of the same worlds (``lookahead``): each tile's count, less what
+    counting the worlds one by one overrated it by there, chooses."""
     deadline = time.perf_counter() + budget
     contract = view.contract
     assert contract is not None
@@ -103,8 +110,10 @@ def choose_tile(
     found = clues(seen) if read else []
     worlds = 0
     clock_stopped = False
+    solved: list[tuple[Position, float, int]] = []  # and the tiles that win it
+    first_nodes = max_nodes // 2 if ahead > 1 else max_nodes
     if len(candidates) > 1:
-        while worlds < max_worlds and solver.nodes < max_nodes:
+        while worlds < max_worlds and solver.nodes < first_nodes:
             if time.perf_counter() >= deadline:
                 clock_stopped = True
                 break
@@ -130,9 +139,23 @@ def choose_tile(
                     for seat, hand in zip(SEATS, position.hands, strict=True)
                 }
                 weight *= auction.deal_weight(dealt, view.seat)
+            won = 0
             for tile in candidates:
                 if values[INDEX[tile]] == ours:
                     wins[tile] += weight
+                    won |= 1 << INDEX[tile]
+            solved.append((position, weight, won))
     best = max(wins.values())
     tied = [tile for tile in candidates if wins[tile] == best]
-    return Choice(fallback if fallback in tied else tied[0], wins, worlds, clock_stopped)
+    chosen = fallback if fallback in tied else tied[0]
+    ranked = sorted(candidates, key=lambda tile: (tile != chosen, -wins[tile]))[:ahead]
+    if ahead > 1 and len(ranked) > 1 and not clock_stopped and wins[ranked[1]] > 0:
+        tiles = [INDEX[tile] for tile in ranked]
+        rules = tables(contract.trump)
+        losses, looked = fusion_losses(solver, solved, tiles, target, rules, ours, max_nodes)
+        if looked:  # each count less what fusing overrated it by, on the worlds looked ahead in
+            total = sum(weight for _, weight, _ in solved)
+            chosen = max(ranked, key=lambda tile: wins[tile] / total - losses[INDEX[tile]])
+        clock_stopped = time.perf_counter() > deadline
+        return Choice(chosen, wins, worlds, clock_stopped, looked)
+    return Choice(chosen, wins, worlds, clock_stopped)

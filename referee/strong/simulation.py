@@ -63,6 +63,8 @@ class Settings:
     caution: float = 0.0
     #: Weigh the play's worlds by what the other seats' plays say (``reading``).
     read_play: bool = False
+    #: Tiles of the play scored one of the seat's own moves deeper (``lookahead``; 0: none).
+    look_ahead: int = 0
 
 
 class Simulation:
