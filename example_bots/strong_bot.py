@@ -132,6 +132,7 @@ class Strong:
             high_passes=self.settings.high_passes,
             read=self.settings.read_play,
             ahead=self.settings.look_ahead,
+            margin=self.settings.tie_margin,
         )
         if choice.clock_stopped:  # kept beside the match log by the referee
             print(
@@ -241,6 +242,15 @@ def parser() -> argparse.ArgumentParser:
         " default; a lever on trial)",
     )
     parser.add_argument(
+        "--margin",
+        type=int,
+        default=0,
+        metavar="POINTS",
+        help="tell tiles that win (or lose) the same worlds apart by the same worlds with the"
+        " bid POINTS (1-12) harder when they win, easier when they lose (0: off, the"
+        " heuristic bot's tile, the default; a lever on trial)",
+    )
+    parser.add_argument(
         "--caution",
         type=float,
         default=0.0,
@@ -272,6 +282,8 @@ def strategy_from(argv: list[str]) -> Strong:
     args = flags.parse_args(argv)
     if not -1 <= args.caution <= 1:
         flags.error(f"--caution {args.caution}: give marks between -1 and 1")
+    if not 0 <= args.margin <= 12:
+        flags.error(f"--margin {args.margin}: give 0 (off) to 12 points")
     if args.look_ahead not in (0, *range(2, 8)):
         flags.error(f"--look-ahead {args.look_ahead}: give 0 (off) or 2 to 7 tiles to compare")
     refitted = None
@@ -299,6 +311,7 @@ def strategy_from(argv: list[str]) -> Strong:
             caution=args.caution,
             read_play=args.read_play,
             look_ahead=args.look_ahead,
+            tie_margin=args.margin,
         ),
         name="strong-older-baseline" if older else "strong-baseline" if args.baseline else "strong",
         calibration=refitted,

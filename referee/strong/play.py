@@ -26,7 +26,8 @@ from dataclasses import dataclass
 from typing import Final
 
 from referee.bot import Seen
-from referee.rules.tiles import COUNT, PARTNERSHIP_OF, SEATS, Tile
+from referee.rules.actions import Trump
+from referee.rules.tiles import COUNT, PARTNERSHIP_OF, SEATS, TOTAL_POINTS, Tile
 from referee.rules.views import View
 from referee.solver.search import CORE, INDEX, OutOfTime, Position, Solver, mask, tables
 from referee.strong.beliefs import Auction, played_masks
@@ -74,6 +75,32 @@ def points_taken(view: View) -> tuple[int, int]:
     return points["AC"], points["BD"]
 
 
+def tied_again(
+    trump: Trump,
+    declarers: int,
+    target: int,
+    ours: bool,
+    solved: list[tuple[Position, float, int]],
+    tied: list[Tile],
+    deadline: float,
+    max_nodes: int,
+) -> list[Tile]:
+    """Of the ``tied`` tiles, those that win the most weight of the ``solved`` worlds with the
+    declarers' bid at ``target`` instead (over the worlds solved before the counts ran out)."""
+    solver = Solver(trump, declarers, target, deadline=deadline, max_nodes=max(1, max_nodes))
+    again = dict.fromkeys(tied, 0.0)
+    for position, weight, _ in solved:
+        try:
+            values = solver.move_values(position)
+        except OutOfTime:
+            break
+        for tile in tied:
+            if values[INDEX[tile]] == ours:
+                again[tile] += weight
+    best = max(again.values())
+    return [tile for tile in tied if again[tile] == best]
+
+
 def choose_tile(
     view: View,
     seen: Seen,
@@ -88,13 +115,17 @@ def choose_tile(
     high_passes: bool = True,
     read: bool = False,
     ahead: int = 0,
+    margin: int = 0,
 ) -> Choice:
     """The candidate tile that wins the most sampled worlds within the budgets (weighed by
     the auction unless ``weigh`` is false, and by the play so far if ``read``;
     ``high_passes``: as ``beliefs.evidence``). With ``ahead``, the worlds take half the
     positions, and the rest look that many of the best tiles one of the seat's own moves
     deeper in the first of the same worlds (``lookahead``): each tile's count, less what
-    counting the worlds one by one overrated it by there, chooses."""
+    counting the worlds one by one overrated it by there, chooses. With ``margin``, the worlds
+    take two thirds, and tiles that tie are told apart in the same worlds with the bid that
+    many points harder when they win (room for a misjudged world) or easier when they lose
+    (a chance for the other side to go wrong)."""
     deadline = time.perf_counter() + budget
     contract = view.contract
     assert contract is not None
@@ -111,7 +142,7 @@ def choose_tile(
     worlds = 0
     clock_stopped = False
     solved: list[tuple[Position, float, int]] = []  # and the tiles that win it
-    first_nodes = max_nodes // 2 if ahead > 1 else max_nodes
+    first_nodes = max_nodes // 2 if ahead > 1 else max_nodes * 2 // 3 if margin else max_nodes
     if len(candidates) > 1:
         while worlds < max_worlds and solver.nodes < first_nodes:
             if time.perf_counter() >= deadline:
@@ -147,6 +178,13 @@ def choose_tile(
             solved.append((position, weight, won))
     best = max(wins.values())
     tied = [tile for tile in candidates if wins[tile] == best]
+    if margin and len(tied) > 1 and target is not None and solved and not clock_stopped:
+        winning = 2 * best >= sum(weight for _, weight, _ in solved)
+        harder = target + (margin if winning == ours else -margin)  # the declarers' bid
+        shifted = min(TOTAL_POINTS, max(1, harder))
+        tied = tied_again(contract.trump, declarers, shifted, ours, solved, tied,
+                          deadline, max_nodes - solver.nodes)  # fmt: skip
+        clock_stopped = time.perf_counter() > deadline
     chosen = fallback if fallback in tied else tied[0]
     ranked = sorted(candidates, key=lambda tile: (tile != chosen, -wins[tile]))[:ahead]
     if ahead > 1 and len(ranked) > 1 and not clock_stopped and wins[ranked[1]] > 0:

@@ -65,6 +65,9 @@ class Settings:
     read_play: bool = False
     #: Tiles of the play scored one of the seat's own moves deeper (``lookahead``; 0: none).
     look_ahead: int = 0
+    #: Points by which tied tiles of the play are compared again with a harder (winning) or
+    #: easier (losing) bid (``play.tied_again``; 0: ties go to the heuristic bot's tile).
+    tie_margin: int = 0
 
 
 class Simulation:

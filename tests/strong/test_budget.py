@@ -122,11 +122,14 @@ def test_the_flags_name_the_versions_and_the_levers_on_trial() -> None:
     module = strong_bot()
     levers = module.strategy_from(["--held-out", "--distinct-deals"])
     assert levers.settings == Settings(held_out=True, distinct=True) and not levers.baseline
-    more = module.strategy_from(["--read-play", "--caution", "0.2", "--look-ahead", "3"])
-    assert more.settings == Settings(read_play=True, caution=0.2, look_ahead=3)
-    for wrong in ("-1", "1", "8"):
+    more = module.strategy_from(
+        ["--read-play", "--caution", "0.2", "--look-ahead", "3", "--margin", "5"]
+    )
+    assert more.settings == Settings(read_play=True, caution=0.2, look_ahead=3, tie_margin=5)
+    for flag, wrong in [("--look-ahead", "-1"), ("--look-ahead", "1"), ("--look-ahead", "8"),
+                        ("--margin", "-1"), ("--margin", "13")]:  # fmt: skip
         with pytest.raises(SystemExit) as exit:
-            module.strategy_from(["--look-ahead", wrong])
+            module.strategy_from([flag, wrong])
         assert exit.value.code == 2
     older = module.strategy_from(["--older-baseline"])
     assert (older.name, older.baseline, older.bidding, older.weigh) == (

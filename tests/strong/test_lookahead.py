@@ -9,14 +9,14 @@ import random
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from support.strong import mid_hand
+from support.strong import mid_hand, position_of, worlds_of
 
 from referee.bot import Seen
 from referee.rules import AllTricksBid, Bid, DeclareTrump, Hand, Pass, Play
 from referee.rules.actions import TRUMPS, Trump
 from referee.rules.deal import deal
-from referee.rules.tiles import PARTNERSHIP_OF, SEATS
-from referee.solver.search import INDEX, Position, Solver, advance, mask, tables
+from referee.rules.tiles import PARTNERSHIP_OF
+from referee.solver.search import INDEX, Position, Solver, advance, tables
 from referee.strong.lookahead import SAMPLES, Ahead, pareto
 from referee.strong.play import choose_tile
 
@@ -29,23 +29,6 @@ def contracted(seed: int, trump: Trump, points: int | None) -> Hand:
         hand.apply(seat, Pass())
     hand.apply("A", DeclareTrump(trump=trump, piles=None if points is not None else 1))
     return hand
-
-
-def position_of(hand: Hand) -> Position:
-    """The engine's hand as the search sees it (A+C declare)."""
-    assert hand.turn is not None
-    return Position(
-        hands=(
-            mask(hand.hands["A"]),
-            mask(hand.hands["B"]),
-            mask(hand.hands["C"]),
-            mask(hand.hands["D"]),
-        ),
-        turn=SEATS.index(hand.turn),
-        trick=tuple((SEATS.index(p.seat), INDEX[p.tile]) for p in hand.trick),
-        points=(hand.points["AC"], hand.points["BD"]),
-        tricks=(hand.tricks_won["AC"], hand.tricks_won["BD"]),
-    )
 
 
 @settings(max_examples=60, deadline=None)
@@ -77,22 +60,6 @@ def test_the_position_after_a_tile_is_the_engines(
 def test_a_front_keeps_the_sets_no_other_contains() -> None:
     assert sorted(pareto([0b0011, 0b0001, 0b0110, 0b0011, 0b0100, 0])) == [0b0011, 0b0110]
     assert pareto([0]) == [0]
-
-
-def worlds_of(hand: Hand, count: int, seed: int) -> list[tuple[Position, float]]:
-    """``count`` deals of the hidden tiles as the seat to play may see them, each weight 1."""
-    seat = hand.turn
-    assert seat is not None
-    view = hand.view(seat)
-    seen = Seen(view, hand.moves)
-    rng = random.Random(seed)
-    real = position_of(hand)
-    worlds = []
-    for _ in range(count):
-        hidden = {**seen.sample(rng), seat: list(view.hand)}
-        hands = (mask(hidden["A"]), mask(hidden["B"]), mask(hidden["C"]), mask(hidden["D"]))
-        worlds.append((Position(hands, real.turn, real.trick, real.points), 1.0))
-    return worlds
 
 
 def ahead_of(hand: Hand) -> tuple[Ahead, list[int], bool]:

@@ -3,11 +3,15 @@
 
 from __future__ import annotations
 
+import random
 from types import ModuleType
 
+from referee.bot import Seen
 from referee.env.policies import bundled_program
 from referee.rules import Bid, DeclareTrump, Hand, Pass
 from referee.rules.deal import deal
+from referee.rules.tiles import SEATS
+from referee.solver.search import INDEX, Position, mask
 
 
 def first_lead(seed: int) -> Hand:
@@ -37,3 +41,36 @@ def mid_hand(seed: int, tricks: int) -> Hand:
 def strong_bot() -> ModuleType:
     """``example_bots/strong_bot.py`` as a module, loaded as the arena loads it."""
     return bundled_program("strong")
+
+
+def position_of(hand: Hand) -> Position:
+    """The engine's hand as the search sees it (A+C declare)."""
+    assert hand.turn is not None
+    return Position(
+        hands=(
+            mask(hand.hands["A"]),
+            mask(hand.hands["B"]),
+            mask(hand.hands["C"]),
+            mask(hand.hands["D"]),
+        ),
+        turn=SEATS.index(hand.turn),
+        trick=tuple((SEATS.index(p.seat), INDEX[p.tile]) for p in hand.trick),
+        points=(hand.points["AC"], hand.points["BD"]),
+        tricks=(hand.tricks_won["AC"], hand.tricks_won["BD"]),
+    )
+
+
+def worlds_of(hand: Hand, count: int, seed: int) -> list[tuple[Position, float]]:
+    """``count`` deals of the hidden tiles as the seat to play may see them, each weight 1."""
+    seat = hand.turn
+    assert seat is not None
+    view = hand.view(seat)
+    seen = Seen(view, hand.moves)
+    rng = random.Random(seed)
+    real = position_of(hand)
+    worlds = []
+    for _ in range(count):
+        hidden = {**seen.sample(rng), seat: list(view.hand)}
+        hands = (mask(hidden["A"]), mask(hidden["B"]), mask(hidden["C"]), mask(hidden["D"]))
+        worlds.append((Position(hands, real.turn, real.trick, real.points), 1.0))
+    return worlds
