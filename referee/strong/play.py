@@ -119,19 +119,22 @@ def choose_tile(
 ) -> Choice:
     """The candidate tile that wins the most sampled worlds within the budgets (weighed by
     the auction unless ``weigh`` is false, and by the play so far if ``read``;
-    ``high_passes``: as ``beliefs.evidence``). With ``ahead``, the worlds take half the
-    positions, and the rest look that many of the best tiles one of the seat's own moves
-    deeper in the first of the same worlds (``lookahead``): each tile's count, less what
-    counting the worlds one by one overrated it by there, chooses. With ``margin``, the worlds
-    take two thirds, and tiles that tie are told apart in the same worlds with the bid that
-    many points harder when they win (room for a misjudged world) or easier when they lose
-    (a chance for the other side to go wrong)."""
+    ``high_passes``: as ``beliefs.evidence``). With ``ahead``, half as many positions again
+    look that many of the best tiles one of the seat's own moves deeper in the first of the
+    same worlds (``lookahead``): each tile's count, less what counting the worlds one by one
+    overrated it by there, chooses. With ``margin``, a third as many again tell tiles that
+    tie apart in the same worlds with the bid that many points harder when they win (room
+    for a misjudged world) or easier when they lose (a chance for the other side to go
+    wrong)."""
     deadline = time.perf_counter() + budget
     contract = view.contract
     assert contract is not None
     declarers = 0 if contract.declarers == "AC" else 1
     target = None if contract.is_all_tricks else contract.bid.points  # type: ignore[union-attr]
-    solver = Solver(contract.trump, declarers, target, deadline=deadline, max_nodes=max_nodes)
+    # the look ahead and the ties get positions of their own, past the worlds' count
+    extra = max_nodes // 2 if ahead > 1 else max_nodes // 3 if margin else 0
+    limit = max_nodes + extra
+    solver = Solver(contract.trump, declarers, target, deadline=deadline, max_nodes=limit)
     ac, bd = points_taken(view)
     points = (ac, bd) if declarers == 0 else (bd, ac)
     ours = PARTNERSHIP_OF[view.seat] == contract.declarers
@@ -142,9 +145,8 @@ def choose_tile(
     worlds = 0
     clock_stopped = False
     solved: list[tuple[Position, float, int]] = []  # and the tiles that win it
-    first_nodes = max_nodes // 2 if ahead > 1 else max_nodes * 2 // 3 if margin else max_nodes
     if len(candidates) > 1:
-        while worlds < max_worlds and solver.nodes < first_nodes:
+        while worlds < max_worlds and solver.nodes < max_nodes:
             if time.perf_counter() >= deadline:
                 clock_stopped = True
                 break
@@ -183,14 +185,14 @@ def choose_tile(
         harder = target + (margin if winning == ours else -margin)  # the declarers' bid
         shifted = min(TOTAL_POINTS, max(1, harder))
         tied = tied_again(contract.trump, declarers, shifted, ours, solved, tied,
-                          deadline, max_nodes - solver.nodes)  # fmt: skip
+                          deadline, limit - solver.nodes)  # fmt: skip
         clock_stopped = time.perf_counter() > deadline
     chosen = fallback if fallback in tied else tied[0]
     ranked = sorted(candidates, key=lambda tile: (tile != chosen, -wins[tile]))[:ahead]
     if ahead > 1 and len(ranked) > 1 and not clock_stopped and wins[ranked[1]] > 0:
         tiles = [INDEX[tile] for tile in ranked]
         rules = tables(contract.trump)
-        losses, looked = fusion_losses(solver, solved, tiles, target, rules, ours, max_nodes)
+        losses, looked = fusion_losses(solver, solved, tiles, target, rules, ours, limit)
         if looked:  # each count less what fusing overrated it by, on the worlds looked ahead in
             total = sum(weight for _, weight, _ in solved)
             chosen = max(ranked, key=lambda tile: wins[tile] / total - losses[INDEX[tile]])
