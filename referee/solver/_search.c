@@ -429,6 +429,22 @@ static int Solver_set_nodes(Solver *self, PyObject *value, void *closure) {
     return 0;
 }
 
+static PyObject *Solver_get_max_nodes(Solver *self, void *closure) {
+    return PyLong_FromLongLong(self->max_nodes);
+}
+
+static int Solver_set_max_nodes(Solver *self, PyObject *value, void *closure) {
+    if (value == NULL) {
+        PyErr_SetString(PyExc_AttributeError, "max_nodes cannot be deleted");
+        return -1;
+    }
+    long long max_nodes = PyLong_AsLongLong(value);
+    if (max_nodes == -1 && PyErr_Occurred())
+        return -1;
+    self->max_nodes = max_nodes < 0 ? -1 : max_nodes;
+    return 0;
+}
+
 static PyObject *Solver_get_deadline(Solver *self, void *closure) {
     return PyFloat_FromDouble(self->deadline);
 }
@@ -455,6 +471,8 @@ static PyMethodDef Solver_methods[] = {
 
 static PyGetSetDef Solver_getset[] = {
     {"nodes", (getter)Solver_get_nodes, (setter)Solver_set_nodes, "positions searched", NULL},
+    {"max_nodes", (getter)Solver_get_max_nodes, (setter)Solver_set_max_nodes,
+     "positions after which a search gives up (-1: no bound)", NULL},
     {"deadline", (getter)Solver_get_deadline, (setter)Solver_set_deadline,
      "monotonic seconds past which a search gives up (negative: never)", NULL},
     {NULL, NULL, NULL, NULL, NULL},

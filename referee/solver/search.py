@@ -297,6 +297,16 @@ class CompiledSolver:
             self._search.deadline = _compiled.monotonic() + (when - time.perf_counter())
 
     @property
+    def max_nodes(self) -> int | None:
+        bound = int(self._search.max_nodes)
+        return None if bound < 0 else bound
+
+    @max_nodes.setter
+    def max_nodes(self, bound: int | None) -> None:
+        """Raised for a second search of the same worlds (its table kept)."""
+        self._search.max_nodes = -1 if bound is None else bound
+
+    @property
     def nodes(self) -> int:
         return int(self._search.nodes)
 

@@ -31,6 +31,8 @@ from referee.solver.search import OutOfTime, Position, Search, Tables, advance, 
 #: Positions each world's step through the tree is charged (the Python around the search
 #: takes time too), so that the count bounds the look ahead.
 STEP_COST: Final = 200
+#: Positions each pair of sets combined at a node is charged.
+PAIR_COST: Final = 20
 
 Front = list[int]
 
@@ -110,7 +112,9 @@ class Ahead:
                 sets = [one | elsewhere for one in sets]
             if front is None:
                 front = sets
-            elif partner:
+                continue
+            self.solver.nodes += PAIR_COST * len(front) * len(sets)
+            if partner:
                 front = pareto(a | b for a in front for b in sets)
             else:
                 front = pareto(a & b for a in front for b in sets)
@@ -144,10 +148,12 @@ def fusion_losses(
     ahead = Ahead(solver, target, rules, ours, max_nodes)
     losses: dict[int, float] = {}
     looked = 0
+    tried = 0
     for size in SAMPLES:
-        if size > len(worlds) and looked:
-            break
         sample = worlds[:size]
+        if len(sample) <= tried:  # no more worlds than the last try
+            break
+        tried = len(sample)
         positions = [position for position, _, _ in sample]
         weights = [weight for _, weight, _ in sample]
         total = sum(weights)

@@ -84,9 +84,10 @@ def tied_again(
     tied: list[Tile],
     deadline: float,
     max_nodes: int,
-) -> list[Tile]:
+) -> tuple[list[Tile], int]:
     """Of the ``tied`` tiles, those that win the most weight of the ``solved`` worlds with the
-    declarers' bid at ``target`` instead (over the worlds solved before the counts ran out)."""
+    declarers' bid at ``target`` instead (over the worlds solved before the counts ran out),
+    and the positions that took."""
     solver = Solver(trump, declarers, target, deadline=deadline, max_nodes=max(1, max_nodes))
     again = dict.fromkeys(tied, 0.0)
     for position, weight, _ in solved:
@@ -98,7 +99,7 @@ def tied_again(
             if values[INDEX[tile]] == ours:
                 again[tile] += weight
     best = max(again.values())
-    return [tile for tile in tied if again[tile] == best]
+    return [tile for tile in tied if again[tile] == best], solver.nodes
 
 
 def choose_tile(
@@ -131,10 +132,7 @@ def choose_tile(
     assert contract is not None
     declarers = 0 if contract.declarers == "AC" else 1
     target = None if contract.is_all_tricks else contract.bid.points  # type: ignore[union-attr]
-    # the look ahead and the ties get positions of their own, past the worlds' count
-    extra = max_nodes // 2 if ahead > 1 else max_nodes // 3 if margin else 0
-    limit = max_nodes + extra
-    solver = Solver(contract.trump, declarers, target, deadline=deadline, max_nodes=limit)
+    solver = Solver(contract.trump, declarers, target, deadline=deadline, max_nodes=max_nodes)
     ac, bd = points_taken(view)
     points = (ac, bd) if declarers == 0 else (bd, ac)
     ours = PARTNERSHIP_OF[view.seat] == contract.declarers
@@ -180,18 +178,22 @@ def choose_tile(
             solved.append((position, weight, won))
     best = max(wins.values())
     tied = [tile for tile in candidates if wins[tile] == best]
+    # the ties and the look ahead get positions of their own, past the worlds' count
+    limit = max_nodes + (max_nodes // 3 if margin else 0) + (max_nodes // 2 if ahead > 1 else 0)
     if margin and len(tied) > 1 and target is not None and solved and not clock_stopped:
         winning = 2 * best >= sum(weight for _, weight, _ in solved)
         harder = target + (margin if winning == ours else -margin)  # the declarers' bid
         shifted = min(TOTAL_POINTS, max(1, harder))
-        tied = tied_again(contract.trump, declarers, shifted, ours, solved, tied,
-                          deadline, limit - solver.nodes)  # fmt: skip
+        tied, spent = tied_again(contract.trump, declarers, shifted, ours, solved, tied,
+                                 deadline, limit - solver.nodes)  # fmt: skip
+        solver.nodes += spent
         clock_stopped = time.perf_counter() > deadline
     chosen = fallback if fallback in tied else tied[0]
     ranked = sorted(candidates, key=lambda tile: (tile != chosen, -wins[tile]))[:ahead]
     if ahead > 1 and len(ranked) > 1 and not clock_stopped and wins[ranked[1]] > 0:
         tiles = [INDEX[tile] for tile in ranked]
         rules = tables(contract.trump)
+        solver.max_nodes = limit
         losses, looked = fusion_losses(solver, solved, tiles, target, rules, ours, limit)
         if looked:  # each count less what fusing overrated it by, on the worlds looked ahead in
             total = sum(weight for _, weight, _ in solved)

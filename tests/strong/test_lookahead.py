@@ -15,19 +15,21 @@ from referee.bot import Seen
 from referee.rules import AllTricksBid, Bid, DeclareTrump, Hand, Pass, Play
 from referee.rules.actions import TRUMPS, Trump
 from referee.rules.deal import deal
-from referee.rules.tiles import PARTNERSHIP_OF
+from referee.rules.tiles import PARTNERSHIP_OF, SEATS, Seat
 from referee.solver.search import INDEX, Position, Solver, advance, tables
 from referee.strong.lookahead import SAMPLES, Ahead, pareto
 from referee.strong.play import choose_tile
 
 
-def contracted(seed: int, trump: Trump, points: int | None) -> Hand:
-    """Seat A's contract (``points``, or all tricks for a mark when None) at the first lead."""
-    hand = Hand("D", deal(seed, 1, "D"))
-    hand.apply("A", Bid(points=points) if points is not None else AllTricksBid(marks=1))
-    for seat in ("B", "C", "D"):
-        hand.apply(seat, Pass())
-    hand.apply("A", DeclareTrump(trump=trump, piles=None if points is not None else 1))
+def contracted(seed: int, trump: Trump, points: int | None, bidder: Seat) -> Hand:
+    """``bidder``'s contract (``points``, or all tricks for a mark when None), the first to
+    speak, at the first lead."""
+    dealer = SEATS[(SEATS.index(bidder) - 1) % 4]
+    hand = Hand(dealer, deal(seed, 1, dealer))
+    hand.apply(bidder, Bid(points=points) if points is not None else AllTricksBid(marks=1))
+    for step in range(1, 4):
+        hand.apply(SEATS[(SEATS.index(bidder) + step) % 4], Pass())
+    hand.apply(bidder, DeclareTrump(trump=trump, piles=None if points is not None else 1))
     return hand
 
 
@@ -36,11 +38,13 @@ def contracted(seed: int, trump: Trump, points: int | None) -> Hand:
     seed=st.integers(0, 2**31),
     trump=st.sampled_from(TRUMPS),
     points=st.sampled_from([30, 34, 38, 41, None]),
+    bidder=st.sampled_from(SEATS),
 )
 def test_the_position_after_a_tile_is_the_engines(
-    seed: int, trump: Trump, points: int | None
+    seed: int, trump: Trump, points: int | None, bidder: Seat
 ) -> None:
-    hand = contracted(seed, trump, points)
+    hand = contracted(seed, trump, points, bidder)
+    declarers = 0 if PARTNERSHIP_OF[bidder] == "AC" else 1
     target = None if points is None else points
     rules = tables(trump)
     rng = random.Random(seed)
@@ -49,7 +53,7 @@ def test_the_position_after_a_tile_is_the_engines(
         action = rng.choice(hand.legal_actions())
         assert isinstance(action, Play) and hand.turn is not None
         hand.apply(hand.turn, action)
-        after = advance(before, INDEX[action.tile], 0, target, rules)
+        after = advance(before, INDEX[action.tile], declarers, target, rules)
         if hand.is_over:
             assert hand.result is not None
             assert after == (hand.result.outcome == "made")
@@ -149,9 +153,11 @@ def test_looking_ahead_repeats_for_a_seed_and_fits_its_count() -> None:
     view = hand.view(seat)
     seen = Seen(view, hand.moves)
     legal = [a.tile for a in hand.legal_actions() if isinstance(a, Play)]
+    plain = choose_tile(view, seen, legal, legal[0], random.Random(4), 30.0)
     one = choose_tile(view, seen, legal, legal[0], random.Random(4), 30.0, ahead=3)
     two = choose_tile(view, seen, legal, legal[0], random.Random(4), 30.0, ahead=3)
     assert one == two and one.looked in SAMPLES and one.tile in legal and not one.clock_stopped
+    assert (one.wins, one.worlds) == (plain.wins, plain.worlds)  # the same worlds counted
     small = choose_tile(
         view, seen, legal, legal[0], random.Random(4), 30.0, ahead=3, max_nodes=300_000
     )

@@ -94,6 +94,11 @@ def test_a_search_past_its_count_of_positions_gives_up_and_says_so() -> None:
     with pytest.raises(OutOfTime):
         compiled.move_values(Position(hands, turn))
     assert 1000 < compiled.nodes < 1100
+    assert compiled.max_nodes == 1000
+    compiled.max_nodes = None  # a second search of the same position, with room: it answers
+    assert compiled.max_nodes is None
+    python = PythonSolver(6, 0, 34)
+    assert compiled.move_values(Position(hands, turn)) == python.move_values(Position(hands, turn))
 
 
 def test_a_search_past_its_deadline_gives_up() -> None:

@@ -44,8 +44,9 @@ def strong_bot() -> ModuleType:
 
 
 def position_of(hand: Hand) -> Position:
-    """The engine's hand as the search sees it (A+C declare)."""
-    assert hand.turn is not None
+    """The engine's hand as the search sees it (points and tricks the declarers' first)."""
+    assert hand.turn is not None and hand.contract is not None
+    sides = ("AC", "BD") if hand.contract.declarers == "AC" else ("BD", "AC")
     return Position(
         hands=(
             mask(hand.hands["A"]),
@@ -55,8 +56,8 @@ def position_of(hand: Hand) -> Position:
         ),
         turn=SEATS.index(hand.turn),
         trick=tuple((SEATS.index(p.seat), INDEX[p.tile]) for p in hand.trick),
-        points=(hand.points["AC"], hand.points["BD"]),
-        tricks=(hand.tricks_won["AC"], hand.tricks_won["BD"]),
+        points=(hand.points[sides[0]], hand.points[sides[1]]),
+        tricks=(hand.tricks_won[sides[0]], hand.tricks_won[sides[1]]),
     )
 
 
