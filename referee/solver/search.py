@@ -112,6 +112,14 @@ def result(target: int | None, ours: int, theirs: int, left: int) -> bool | None
     return None
 
 
+def playable(hand: int, suit: int, rules: Tables) -> int:
+    """The tiles of ``hand`` that may be played to a trick of ``suit`` (-1: leading it, any):
+    the suit's followers if it holds any."""
+    if suit < 0:
+        return hand
+    return hand & rules.followers[suit] or hand
+
+
 def advance(position: Position, tile: int, declarers: int, target: int | None,
             rules: Tables) -> Position | bool:  # fmt: skip
     """The position once the seat to play plays ``tile``: the next seat's turn, or the trick
@@ -230,9 +238,7 @@ class PythonSolver:
                 sorted(indices(hand), key=lambda tile: -rules.strength[rules.called[tile]][tile])
             )
         strength = rules.strength[suit]
-        return tuple(
-            sorted(indices(hand & rules.followers[suit] or hand), key=lambda t: -strength[t])
-        )
+        return tuple(sorted(indices(playable(hand, suit, rules)), key=lambda t: -strength[t]))
 
     def _play(self, hands: list[int], seat: int, trick: list[tuple[int, int]], suit: int,
               ours: int, theirs: int) -> bool:  # fmt: skip

@@ -26,7 +26,15 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Final
 
-from referee.solver.search import OutOfTime, Position, Search, Tables, advance, indices
+from referee.solver.search import (
+    OutOfTime,
+    Position,
+    Search,
+    Tables,
+    advance,
+    indices,
+    playable,
+)
 
 #: Positions each world's step through the tree is charged (the Python around the search
 #: takes time too), so that the count bounds the look ahead.
@@ -46,27 +54,16 @@ def pareto(sets: Iterable[int]) -> Front:
     return kept
 
 
-def playable(position: Position, rules: Tables) -> int:
-    """The tiles the seat to play may play: the led suit's if it holds any."""
-    hand = position.hands[position.turn]
-    if not position.trick:
-        return hand
-    return hand & rules.followers[rules.called[position.trick[0][1]]] or hand
-
-
 class Ahead:
     """One decision's look ahead: the worlds' positions after a candidate tile, searched
-    together up to the seat's next turn within a count of positions (``max_nodes``; past it,
+    together up to the seat's next turn within the solver's count of positions (past it,
     ``OutOfTime``)."""
 
-    def __init__(
-        self, solver: Search, target: int | None, rules: Tables, ours: bool, max_nodes: int
-    ) -> None:
+    def __init__(self, solver: Search, target: int | None, rules: Tables, ours: bool) -> None:
         self.solver = solver
         self.target = target
         self.rules = rules
         self.ours = ours
-        self.max_nodes = max_nodes
 
     def score(self, worlds: list[Position], tile: int, seat: int, weights: list[float]) -> float:
         """The weight of worlds the seat wins at most when it plays ``tile`` now and one tile
@@ -101,7 +98,8 @@ class Ahead:
         everyone = sum(1 << world for world in positions)
         branches: dict[int, dict[int, Position]] = {}
         for world, position in positions.items():
-            for tile in indices(playable(position, self.rules)):
+            suit = self.rules.called[position.trick[0][1]] if position.trick else -1
+            for tile in indices(playable(position.hands[position.turn], suit, self.rules)):
                 branches.setdefault(tile, {})[world] = position
         partner = turn % 2 == seat % 2
         front: Front | None = None
@@ -123,7 +121,8 @@ class Ahead:
 
     def _charge(self, worlds: int) -> None:
         self.solver.nodes += STEP_COST * worlds
-        if self.solver.nodes > self.max_nodes:
+        bound = self.solver.max_nodes
+        if bound is not None and self.solver.nodes > bound:
             raise OutOfTime
 
 
@@ -139,13 +138,12 @@ def fusion_losses(
     target: int | None,
     rules: Tables,
     ours: bool,
-    max_nodes: int,
 ) -> tuple[dict[int, float], int]:
     """How much each of ``tiles`` is overrated by counting worlds one by one: over the first
     worlds of ``worlds`` (position, weight, mask of the tiles that win it), the share of their
     weight it wins one by one less its score here. The most worlds ``SAMPLES`` offers within
-    ``max_nodes``, and how many; ({}, 0) when not even the fewest fit."""
-    ahead = Ahead(solver, target, rules, ours, max_nodes)
+    the solver's count of positions, and how many; ({}, 0) when not even the fewest fit."""
+    ahead = Ahead(solver, target, rules, ours)
     losses: dict[int, float] = {}
     looked = 0
     tried = 0

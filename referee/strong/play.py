@@ -194,7 +194,7 @@ def choose_tile(
         tiles = [INDEX[tile] for tile in ranked]
         rules = tables(contract.trump)
         solver.max_nodes = limit
-        losses, looked = fusion_losses(solver, solved, tiles, target, rules, ours, limit)
+        losses, looked = fusion_losses(solver, solved, tiles, target, rules, ours)
         if looked:  # each count less what fusing overrated it by, on the worlds looked ahead in
             total = sum(weight for _, weight, _ in solved)
             chosen = max(ranked, key=lambda tile: wins[tile] / total - losses[INDEX[tile]])

@@ -76,7 +76,7 @@ def ahead_of(hand: Hand) -> tuple[Ahead, list[int], bool]:
     target = hand.contract.bid.points  # type: ignore[union-attr]
     solver = Solver(hand.contract.trump, declarers, target)
     tiles = [INDEX[a.tile] for a in hand.legal_actions() if isinstance(a, Play)]
-    return Ahead(solver, target, tables(hand.contract.trump), ours, 10**12), tiles, ours
+    return Ahead(solver, target, tables(hand.contract.trump), ours), tiles, ours
 
 
 def counted(ahead: Ahead, worlds: list[Position], tile: int, ours: bool) -> list[bool]:
