@@ -27,4 +27,6 @@ def test_the_bench_ends_with_the_batched_environments_rate_and_its_goal() -> Non
     )
     assert last, shown[-1]
     rate = int(last.group(1).replace(",", ""))
-    assert 0 < int(last.group(2)) <= 150 and (last.group(3) == "ok") == (rate >= 5_000_000)
+    # the share is a ratio of two timings on a shared machine (one CI run read 321%): only
+    # its form is the test's; its size is the benchmark's to report
+    assert int(last.group(2)) > 0 and (last.group(3) == "ok") == (rate >= 5_000_000)
