@@ -81,7 +81,7 @@ class Strong:
         self.weigh = weigh
         self.baseline = baseline
         self.move_ms = move_ms
-        self.settings = settings or Settings()
+        self.settings = settings or Settings(pruned=not baseline)
         self.name = name
         self.model = BiddingModel.load()
         self.calibration = calibration or shipped_calibration()
@@ -133,6 +133,7 @@ class Strong:
             read=self.settings.read_play,
             ahead=self.settings.look_ahead,
             margin=self.settings.tie_margin,
+            pruned=self.settings.pruned,
         )
         if choice.clock_stopped:  # kept beside the match log by the referee
             print(
@@ -218,6 +219,12 @@ def parser() -> argparse.ArgumentParser:
         action="store_true",
         help="read nothing into a pass over a bid above 34, which the auction model never saw"
         " (a lever on trial)",
+    )
+    parser.add_argument(
+        "--unpruned-search",
+        action="store_true",
+        help="search every tile, strongest first, as the baselines do (the same answers from"
+        " about twice the positions at the first lead, so fewer worlds; to measure against)",
     )
     parser.add_argument(
         "--calibration",
@@ -312,6 +319,7 @@ def strategy_from(argv: list[str]) -> Strong:
             read_play=args.read_play,
             look_ahead=args.look_ahead,
             tie_margin=args.margin,
+            pruned=not (args.unpruned_search or args.baseline or older),
         ),
         name="strong-older-baseline" if older else "strong-baseline" if args.baseline else "strong",
         calibration=refitted,

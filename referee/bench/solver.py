@@ -1,5 +1,6 @@
 """How fast the strong bot's exact solver answers make-or-set, trick by trick, on each core
-(the compiled one and the Python one it falls back to).
+(the compiled one and the Python one it falls back to), and what pruning saves (twin tiles
+tried once, follows cheap first: the compiled search run plain too).
 
 Each of ``deals`` seeded deals gets a point contract: the first bidder bids 30 to 35 and
 names as trump the number it holds most of. At the lead of each trick — the hand played on
@@ -48,7 +49,10 @@ def _contract(seed: int) -> Hand:
 
 
 def run(
-    deals: int, seed: int = 1, solver: type[PythonSolver] | type[CompiledSolver] = Solver
+    deals: int,
+    seed: int = 1,
+    solver: type[PythonSolver] | type[CompiledSolver] = Solver,
+    pruned: bool = True,
 ) -> SolverBench:
     """Every deal played out by ``solver``'s own first making (or setting) tile, each lead
     solved and timed."""
@@ -64,7 +68,8 @@ def run(
             seat = hand.turn
             assert seat is not None
             if not hand.trick:
-                search = solver(contract.trump, SEATS.index(contract.declarer) % 2, target)
+                declaring = SEATS.index(contract.declarer) % 2
+                search = solver(contract.trump, declaring, target, pruned=pruned)
                 a, b, c, d = (mask(hand.hands[s]) for s in SEATS)
                 position = Position(
                     hands=(a, b, c, d),
@@ -94,13 +99,13 @@ def summary(times: list[float]) -> tuple[float, float, float]:
 def lines(deals: int, seed: int) -> Iterator[str]:
     """Run the benchmark on each core there is (the compiled one first); its lines for
     people, the figure last."""
-    cores: list[tuple[str, type[PythonSolver] | type[CompiledSolver]]] = []
+    cores: list[tuple[str, type[PythonSolver] | type[CompiledSolver], bool]] = []
     if CORE == "c":
-        cores.append(("C", CompiledSolver))
-    cores.append(("Python", PythonSolver))
+        cores += [("C", CompiledSolver, True), ("C, not pruned,", CompiledSolver, False)]
+    cores.append(("Python", PythonSolver, True))
     results = {}
-    for name, solver in cores:
-        result = results[name] = run(deals, seed, solver)
+    for name, solver, pruned in cores:
+        result = results[name] = run(deals, seed, solver, pruned)
         yield f"{name} core:"
         for trick, times in sorted(result.seconds.items()):
             mean, p90, most = summary(times)
@@ -117,8 +122,13 @@ def lines(deals: int, seed: int) -> Iterator[str]:
             f" M positions/s; first lead {first:.0f} ms mean"
         )
         return
-    c = results["C"]
+    c, plain = results["C"], results["C, not pruned,"]
     ratio = c.nodes_per_second / python.nodes_per_second
+    yield (
+        f"pruning: {c.nodes:,} positions against {plain.nodes:,} not pruned"
+        f" ({plain.nodes / c.nodes:.1f}x fewer), first lead {summary(c.seconds[1])[0]:.1f} ms"
+        f" mean against {summary(plain.seconds[1])[0]:.1f} ms"
+    )
     yield (
         f"solver: C {c.nodes_per_second / 1e6:.1f} M positions/s, {ratio:.0f}x Python's"
         f" {python.nodes_per_second / 1e6:.2f} M (target 30x); first lead"

@@ -9,6 +9,11 @@
  * again, which changes no answer). The rules come as tables from Python (solver.Tables), so
  * this file knows no rule of its own.
  *
+ * Pruned (the default, as the Python search's ``pruned``): of twin tiles in a hand (equal
+ * count and suits, no other seat's tile between them) one is tried, and a seat following a
+ * trick tries the cheap play first (solver.follow_order): the same answers from about half
+ * the positions at the first lead.
+ *
  * Budgets: ``max_nodes`` positions (a count: the same on every machine, so a seeded bot
  * answers the same way and replays exactly), and a monotonic-clock ``deadline`` as the safety
  * net, read every 4,096 positions. A search past either returns None, and nothing
@@ -61,6 +66,9 @@ typedef struct {
     long long max_nodes; /* -1: no bound */
     double deadline;     /* monotonic seconds; a negative one: none */
     uint32_t owner;      /* this search's mark on the entries it writes */
+    int pruned;          /* twins tried once, follows cheap first */
+    uint32_t twins[TILES];          /* the tiles that may be each tile's twins */
+    uint32_t between[TILES][TILES]; /* and what lies between two of them */
 } Solver;
 
 static double now(void) {
@@ -164,6 +172,52 @@ static int after(Solver *s, uint32_t *hands, Trick trick, int ours, int theirs) 
     return lead(s, hands, trick.winner, ours, theirs);
 }
 
+/* The tried tile ``tile`` is a twin of (the same value), or -1: ``others`` the tiles the other
+   seats hold. */
+static int twin_of(const Solver *s, uint32_t tried, int tile, uint32_t others, Trick trick) {
+    for (uint32_t candidates = tried & s->twins[tile]; candidates; candidates &= candidates - 1) {
+        int x = __builtin_ctz(candidates);
+        if (s->between[x][tile] & others)
+            continue;
+        if (!trick.played || (s->strength[trick.suit][x] > trick.best) ==
+                                 (s->strength[trick.suit][tile] > trick.best))
+            return x;
+    }
+    return -1;
+}
+
+/* The tiles ``playable`` to a trick under way, in the order a pruned search tries them (as
+   solver.follow_order): the highest rank first, ties in strength order. Returns how many. */
+static int follow_order(const Solver *s, uint32_t playable, int seat, Trick trick,
+                        int8_t *out) {
+    const int8_t *strength = s->strength[trick.suit];
+    const int8_t *order = s->suit_order[trick.suit];
+    int ahead = (trick.winner & 1) == (seat & 1);
+    int ranks[TILES];
+    int count = 0;
+    for (int i = 0; i < TILES; i++) {
+        int tile = order[i];
+        if (!(playable >> tile & 1))
+            continue;
+        int rank;
+        if (ahead)
+            rank = s->points[tile] * 64 - strength[tile];
+        else if (strength[tile] > trick.best)
+            rank = 4096 + s->points[tile] * 64 - strength[tile];
+        else
+            rank = -s->points[tile] * 64 - strength[tile];
+        int j = count++;
+        while (j > 0 && ranks[j - 1] < rank) {
+            ranks[j] = ranks[j - 1];
+            out[j] = out[j - 1];
+            j--;
+        }
+        ranks[j] = rank;
+        out[j] = (int8_t)tile;
+    }
+    return count;
+}
+
 static int play(Solver *s, uint32_t *hands, int seat, Trick trick, int ours, int theirs) {
     s->nodes += 1;
     if (spent(s))
@@ -180,11 +234,19 @@ static int play(Solver *s, uint32_t *hands, int seat, Trick trick, int ours, int
     }
     int declaring = (seat & 1) == s->declarers;
     int left = __builtin_popcount(playable);
+    int8_t ranked[TILES];
+    if (s->pruned && trick.played)
+        order = ranked, left = follow_order(s, playable, seat, trick, ranked);
+    uint32_t others = (hands[0] | hands[1] | hands[2] | hands[3]) & ~hand;
+    uint32_t tried = 0;
     for (int i = 0; left; i++) {
         int tile = order[i];
         if (!(playable >> tile & 1))
             continue;
         left--;
+        if (s->pruned && twin_of(s, tried, tile, others, trick) >= 0)
+            continue;
+        tried |= 1u << tile;
         hands[seat] = hand & ~(1u << tile);
         int value = after(s, hands, played(s, trick, seat, tile), ours, theirs);
         hands[seat] = hand;
@@ -224,6 +286,28 @@ static int read_ints(PyObject *sequence, int8_t *out, Py_ssize_t count, const ch
     return 0;
 }
 
+/* ``count`` tile masks from a Python sequence. */
+static int read_masks(PyObject *sequence, uint32_t *out, Py_ssize_t count, const char *what) {
+    PyObject *fast = PySequence_Fast(sequence, what);
+    if (fast == NULL)
+        return -1;
+    if (PySequence_Fast_GET_SIZE(fast) != count) {
+        PyErr_Format(PyExc_ValueError, "%s: %zd masks expected", what, count);
+        Py_DECREF(fast);
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < count; i++) {
+        unsigned long value = PyLong_AsUnsignedLong(PySequence_Fast_GET_ITEM(fast, i));
+        if (PyErr_Occurred()) {
+            Py_DECREF(fast);
+            return -1;
+        }
+        out[i] = (uint32_t)value;
+    }
+    Py_DECREF(fast);
+    return 0;
+}
+
 /* Tiles by strength, strongest first; ties keep the lower index first (a stable sort). */
 static void sort_by(int8_t *order, const int8_t *key) {
     for (int i = 0; i < TILES; i++)
@@ -241,15 +325,42 @@ static void sort_by(int8_t *order, const int8_t *key) {
 
 static int Solver_init(Solver *self, PyObject *args, PyObject *kwargs) {
     static char *names[] = {"called", "followers", "strength", "points", "declarers",
-                            "target", "max_nodes", "deadline", NULL};
-    PyObject *called, *followers, *strength, *points;
-    int declarers, target;
+                            "target", "max_nodes", "deadline", "twins", "between", "pruned",
+                            NULL};
+    PyObject *called, *followers, *strength, *points, *twins = NULL, *between = NULL;
+    int declarers, target, pruned = 0;
     long long max_nodes = -1;
     double deadline = -1.0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOOii|Ld", names, &called, &followers,
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOOii|LdOOp", names, &called, &followers,
                                      &strength, &points, &declarers, &target, &max_nodes,
-                                     &deadline))
+                                     &deadline, &twins, &between, &pruned))
         return -1;
+    if (pruned && (twins == NULL || between == NULL)) {
+        PyErr_SetString(PyExc_ValueError, "pruned: the twins and between tables are needed");
+        return -1;
+    }
+    memset(self->twins, 0, sizeof self->twins);
+    if (pruned && (read_masks(twins, self->twins, TILES, "twins") < 0))
+        return -1;
+    if (pruned) {
+        PyObject *rows = PySequence_Fast(between, "between");
+        if (rows == NULL)
+            return -1;
+        if (PySequence_Fast_GET_SIZE(rows) != TILES) {
+            Py_DECREF(rows);
+            PyErr_SetString(PyExc_ValueError, "between: 28 rows expected");
+            return -1;
+        }
+        for (int i = 0; i < TILES; i++) {
+            if (read_masks(PySequence_Fast_GET_ITEM(rows, i), self->between[i], TILES,
+                           "between") < 0) {
+                Py_DECREF(rows);
+                return -1;
+            }
+        }
+        Py_DECREF(rows);
+    }
+    self->pruned = pruned;
     if (declarers < 0 || declarers > 1 || target < -1 || target > TOTAL_POINTS) {
         PyErr_SetString(PyExc_ValueError, "declarers 0 or 1, target -1 (all tricks) to 42");
         return -1;
@@ -257,24 +368,9 @@ static int Solver_init(Solver *self, PyObject *args, PyObject *kwargs) {
     if (read_ints(called, self->called, TILES, "called") < 0 ||
         read_ints(points, self->points, TILES, "points") < 0)
         return -1;
-    PyObject *fast = PySequence_Fast(followers, "followers");
-    if (fast == NULL)
+    if (read_masks(followers, self->followers, SUITS, "followers") < 0)
         return -1;
-    if (PySequence_Fast_GET_SIZE(fast) != SUITS) {
-        Py_DECREF(fast);
-        PyErr_SetString(PyExc_ValueError, "followers: 8 masks expected");
-        return -1;
-    }
-    for (int i = 0; i < SUITS; i++) {
-        unsigned long mask = PyLong_AsUnsignedLong(PySequence_Fast_GET_ITEM(fast, i));
-        if (PyErr_Occurred()) {
-            Py_DECREF(fast);
-            return -1;
-        }
-        self->followers[i] = (uint32_t)mask;
-    }
-    Py_DECREF(fast);
-    fast = PySequence_Fast(strength, "strength");
+    PyObject *fast = PySequence_Fast(strength, "strength");
     if (fast == NULL)
         return -1;
     if (PySequence_Fast_GET_SIZE(fast) != SUITS) {
@@ -392,16 +488,27 @@ static PyObject *Solver_move_values(Solver *self, PyObject *args) {
     PyObject *values = PyDict_New();
     if (values == NULL)
         return NULL;
+    uint32_t others = (hands[0] | hands[1] | hands[2] | hands[3]) & ~hand;
+    uint32_t tried = 0;
+    int found[TILES];
     for (int tile = 0; tile < TILES; tile++) {
         if (!(playable >> tile & 1))
             continue;
-        hands[turn] = hand & ~(1u << tile);
-        int value = after(self, hands, played(self, trick, turn, tile), ours, theirs);
-        hands[turn] = hand;
+        int twin = self->pruned ? twin_of(self, tried, tile, others, trick) : -1;
+        int value;
+        if (twin >= 0) {
+            value = found[twin];
+        } else {
+            tried |= 1u << tile;
+            hands[turn] = hand & ~(1u << tile);
+            value = after(self, hands, played(self, trick, turn, tile), ours, theirs);
+            hands[turn] = hand;
+        }
         if (value == OUT_OF_TIME) {
             Py_DECREF(values);
             Py_RETURN_NONE;
         }
+        found[tile] = value;
         PyObject *key = PyLong_FromLong(tile);
         if (key == NULL || PyDict_SetItem(values, key, value ? Py_True : Py_False) < 0) {
             Py_XDECREF(key);

@@ -9,8 +9,8 @@ first two tricks (most worlds, the deepest searches); the later tricks are cheap
 baseline's count. The time bank is not spent: it is for a machine's hiccup, not for thinking.
 
 ``Budgets.baseline`` is the strong bot before its budgets followed the move time (``--baseline``):
-the same counts whatever the move time, and a guard of the smaller of 200 ms and a fifth of
-the move time.
+the same counts whatever the move time, a guard of the smaller of 200 ms and a fifth of the
+move time, and the search as it was then (not pruned).
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ class Budgets:
 
     @classmethod
     def baseline(cls, move_ms: int) -> Budgets:
-        return cls(move_ms, fixed=True)
+        return cls(move_ms, fixed=True, settings=Settings(pruned=False))
 
     @property
     def scale(self) -> float:

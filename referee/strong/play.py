@@ -84,11 +84,13 @@ def tied_again(
     tied: list[Tile],
     deadline: float,
     max_nodes: int,
+    pruned: bool = True,
 ) -> tuple[list[Tile], int]:
     """Of the ``tied`` tiles, those that win the most weight of the ``solved`` worlds with the
     declarers' bid at ``target`` instead (over the worlds solved before the counts ran out),
     and the positions that took."""
-    solver = Solver(trump, declarers, target, deadline=deadline, max_nodes=max(1, max_nodes))
+    solver = Solver(trump, declarers, target, deadline=deadline, max_nodes=max(1, max_nodes),
+                    pruned=pruned)  # fmt: skip
     again = dict.fromkeys(tied, 0.0)
     for position, weight, _ in solved:
         try:
@@ -117,6 +119,7 @@ def choose_tile(
     read: bool = False,
     ahead: int = 0,
     margin: int = 0,
+    pruned: bool = True,
 ) -> Choice:
     """The candidate tile that wins the most sampled worlds within the budgets (weighed by
     the auction unless ``weigh`` is false, and by the play so far if ``read``;
@@ -126,13 +129,14 @@ def choose_tile(
     overrated it by there, chooses. With ``margin``, a third as many again tell tiles that
     tie apart in the same worlds with the bid that many points harder when they win (room
     for a misjudged world) or easier when they lose (a chance for the other side to go
-    wrong)."""
+    wrong). ``pruned``: the search's (``Solver``)."""
     deadline = time.perf_counter() + budget
     contract = view.contract
     assert contract is not None
     declarers = 0 if contract.declarers == "AC" else 1
     target = None if contract.is_all_tricks else contract.bid.points  # type: ignore[union-attr]
-    solver = Solver(contract.trump, declarers, target, deadline=deadline, max_nodes=max_nodes)
+    solver = Solver(contract.trump, declarers, target, deadline=deadline, max_nodes=max_nodes,
+                    pruned=pruned)  # fmt: skip
     ac, bd = points_taken(view)
     points = (ac, bd) if declarers == 0 else (bd, ac)
     ours = PARTNERSHIP_OF[view.seat] == contract.declarers
@@ -185,7 +189,7 @@ def choose_tile(
         harder = target + (margin if winning == ours else -margin)  # the declarers' bid
         shifted = min(TOTAL_POINTS, max(1, harder))
         tied, spent = tied_again(contract.trump, declarers, shifted, ours, solved, tied,
-                                 deadline, limit - solver.nodes)  # fmt: skip
+                                 deadline, limit - solver.nodes, pruned)  # fmt: skip
         solver.nodes += spent
         clock_stopped = time.perf_counter() > deadline
     chosen = fallback if fallback in tied else tied[0]

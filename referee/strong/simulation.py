@@ -68,6 +68,10 @@ class Settings:
     #: Points by which tied tiles of the play are compared again with a harder (winning) or
     #: easier (losing) bid (``play.tied_again``; 0: ties go to the heuristic bot's tile).
     tie_margin: int = 0
+    #: Search pruned (twin tiles tried once, follows cheap first: the same answers from
+    #: about half the positions, so more deals and worlds in the same count); False: as
+    #: the baselines searched.
+    pruned: bool = True
 
 
 class Simulation:
@@ -112,6 +116,7 @@ class Simulation:
             target,
             deadline=self.deadline,
             max_nodes=min(self.settings.deal_nodes, left),
+            pruned=self.settings.pruned,
         )
         made: bool | None
         try:

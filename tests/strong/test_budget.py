@@ -75,7 +75,7 @@ def test_the_counts_scale_with_the_move_time_and_the_guard_stays_inside_it(ms: i
 @given(st.integers(100, 60_000))
 def test_the_baselines_budgets_are_the_same_at_any_move_time(ms: int) -> None:
     budgets = Budgets.baseline(ms)
-    assert budgets.auction() == Settings()
+    assert budgets.auction() == Settings(pruned=False)  # the search as it was
     view = first_lead(3).view("A")
     assert (budgets.play(view).nodes, budgets.play(view).worlds) == (MAX_NODES, MAX_WORLDS)
     assert budgets.seconds == min(0.2, ms / 5000)
@@ -112,7 +112,7 @@ def test_a_hard_bid_searches_more_deals_than_the_baselines(monkeypatch: pytest.M
     asked = decision(hand, 1000, {"move_timeout_ms": 1000})
     for strong in (module.Strong(baseline=True), module.Strong()):
         strong(asked)
-    assert used[0] == Settings()
+    assert used[0] == Settings(pruned=False)
     assert (
         used[1].worlds == round(Settings().worlds * HARD) and used[1].max_nodes > used[0].max_nodes
     )
@@ -137,6 +137,9 @@ def test_the_flags_name_the_versions_and_the_levers_on_trial() -> None:
     )  # fmt: skip
     assert older.max_nodes is not None and older.max_nodes < MAX_NODES
     assert module.strategy_from(["--baseline"]).name == "strong-baseline"
+    for flags, pruned in [([], True), (["--unpruned-search"], False), (["--baseline"], False),
+                          (["--older-baseline"], False)]:  # fmt: skip
+        assert module.strategy_from(flags).settings.pruned is pruned  # the baselines as they were
     with pytest.raises(SystemExit):
         module.strategy_from(["--baseline", "--older-baseline"])
 

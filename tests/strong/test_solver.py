@@ -98,6 +98,7 @@ def position(hand: Hand, declarers: Partnership) -> Position:
     )  # fmt: skip
 
 
+@pytest.mark.parametrize("pruned", [True, False])
 @pytest.mark.parametrize("Solver", CORES)
 @settings(max_examples=120, deadline=None)
 @given(
@@ -106,7 +107,7 @@ def position(hand: Hand, declarers: Partnership) -> Position:
     into_trick=st.integers(0, 3),
 )
 def test_every_legal_tiles_value_is_the_naive_minimaxs(
-    Solver: type[PythonSolver], seed: int, tricks_left: int, into_trick: int
+    Solver: type[PythonSolver], pruned: bool, seed: int, tricks_left: int, into_trick: int
 ) -> None:
     # Most random hands are decided before their last tricks: take the first from ``seed`` on
     # that still has an ending to solve.
@@ -117,7 +118,7 @@ def test_every_legal_tiles_value_is_the_naive_minimaxs(
     contract = hand.contract
     assert contract is not None and hand.turn is not None
     target = None if contract.is_all_tricks else contract.bid.points  # type: ignore[union-attr]
-    solver = Solver(contract.trump, 0 if declarers == "AC" else 1, target)
+    solver = Solver(contract.trump, 0 if declarers == "AC" else 1, target, pruned=pruned)
     values = solver.move_values(position(hand, declarers))
     expected = {
         INDEX[action.tile]: naive(_after(hand, hand.turn, action), declarers)  # type: ignore[attr-defined]

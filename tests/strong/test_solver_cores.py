@@ -1,6 +1,7 @@
 """The compiled search (``referee/solver/_search.c``) against the Python one, its oracle: the
 same value for every legal tile on random endings and whole deals of every trump and
-contract, all-tricks contracts and early ends included; its budgets; and bad input refused,
+contract, all-tricks contracts and early ends included, pruned or not (the oracle is the
+plain Python search); its budgets; and bad input refused,
 never a crash. Where a C compiler is, the compiled core must have been built: a failed build
 would silently leave the bot 30 times slower."""
 
@@ -70,10 +71,14 @@ def test_every_tiles_value_is_the_python_searchs(
     if target is not None and (points[0] >= target or points[1] > 42 - target):
         return  # a hand already decided is not searched
     position = Position(hands, (turn + len(trick)) % 4, tuple(trick), points)
-    python = PythonSolver(trump, declarers, target)
-    compiled = solvers.CompiledSolver(trump, declarers, target)
-    assert compiled.move_values(position) == python.move_values(position)
-    assert compiled.makes(position) == python.makes(position)
+    python = PythonSolver(trump, declarers, target, pruned=False)
+    expected = python.move_values(position)
+    made = python.makes(position)
+    for pruned in (True, False):
+        compiled = solvers.CompiledSolver(trump, declarers, target, pruned=pruned)
+        assert compiled.move_values(position) == expected
+        assert compiled.makes(position) == made
+    assert PythonSolver(trump, declarers, target).move_values(position) == expected
 
 
 def test_whole_deals_from_the_first_lead_agree() -> None:
@@ -83,18 +88,33 @@ def test_whole_deals_from_the_first_lead_agree() -> None:
         trump = rng.choice(TRUMPS)
         target = rng.choice([30, 32, 34, 36, None])
         position = Position(hands, turn)
-        python = PythonSolver(trump, turn % 2, target)
+        python = PythonSolver(trump, turn % 2, target, pruned=False)
         compiled = solvers.CompiledSolver(trump, turn % 2, target)
         assert compiled.move_values(position) == python.move_values(position)
 
 
+def test_both_cores_prune_alike() -> None:
+    """The same twins skipped and the same follow order: on endings (too small for the
+    compiled table to lose an answer) both cores search exactly as many positions."""
+    rng = random.Random(3)
+    for _ in range(150):
+        hands, turn = _deal(rng, rng.randrange(4, 7))
+        trump = rng.choice(TRUMPS)
+        python = PythonSolver(trump, turn % 2, 31)
+        compiled = solvers.CompiledSolver(trump, turn % 2, 31)
+        assert compiled.move_values(Position(hands, turn)) == python.move_values(
+            Position(hands, turn)
+        )
+        assert compiled.nodes == python.nodes
+
+
 def test_a_search_past_its_count_of_positions_gives_up_and_says_so() -> None:
     hands, turn = _deal(random.Random(7), 0)
-    compiled = solvers.CompiledSolver(6, 0, 34, max_nodes=1000)
+    compiled = solvers.CompiledSolver(6, 0, 34, max_nodes=300)  # it needs about 500
     with pytest.raises(OutOfTime):
         compiled.move_values(Position(hands, turn))
-    assert 1000 < compiled.nodes < 1100
-    assert compiled.max_nodes == 1000
+    assert 300 < compiled.nodes < 400
+    assert compiled.max_nodes == 300
     compiled.max_nodes = None  # a second search of the same position, with room: it answers
     assert compiled.max_nodes is None
     python = PythonSolver(6, 0, 34)
@@ -150,3 +170,8 @@ def test_bad_tables_are_refused() -> None:
         _search.Solver([9] * 28, [0] * 8, [[0] * 28] * 8, [0] * 28, 0, 34)
     with pytest.raises(ValueError, match="target"):
         _search.Solver([0] * 28, [0] * 8, [[0] * 28] * 8, [0] * 28, 0, 99)
+    with pytest.raises(ValueError, match="twins and between"):
+        _search.Solver([0] * 28, [0] * 8, [[0] * 28] * 8, [0] * 28, 0, 34, pruned=True)
+    with pytest.raises(ValueError, match="between: 28 rows"):
+        _search.Solver([0] * 28, [0] * 8, [[0] * 28] * 8, [0] * 28, 0, 34, twins=[0] * 28,
+                       between=[[0] * 28] * 3, pruned=True)  # fmt: skip
