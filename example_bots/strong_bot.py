@@ -34,6 +34,7 @@ from __future__ import annotations
 import argparse
 import random
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 try:
@@ -81,7 +82,10 @@ class Strong:
         self.weigh = weigh
         self.baseline = baseline
         self.move_ms = move_ms
-        self.settings = settings or Settings(pruned=not baseline)
+        # the baselines search as they did then, whatever else they are set to do
+        self.settings = (
+            replace(settings or Settings(), pruned=False) if baseline else (settings or Settings())
+        )
         self.name = name
         self.model = BiddingModel.load()
         self.calibration = calibration or shipped_calibration()
@@ -319,7 +323,7 @@ def strategy_from(argv: list[str]) -> Strong:
             read_play=args.read_play,
             look_ahead=args.look_ahead,
             tie_margin=args.margin,
-            pruned=not (args.unpruned_search or args.baseline or older),
+            pruned=not args.unpruned_search,
         ),
         name="strong-older-baseline" if older else "strong-baseline" if args.baseline else "strong",
         calibration=refitted,

@@ -9,7 +9,7 @@
  * again, which changes no answer). The rules come as tables from Python (solver.Tables), so
  * this file knows no rule of its own.
  *
- * Pruned (the default, as the Python search's ``pruned``): of twin tiles in a hand (equal
+ * Pruned (``pruned``: the Python wrapper's default, as the Python search's): of twin tiles in a hand (equal
  * count and suits, no other seat's tile between them) one is tried, and a seat following a
  * trick tries the cheap play first (solver.follow_order): the same answers from about half
  * the positions at the first lead.
@@ -237,7 +237,7 @@ static int play(Solver *s, uint32_t *hands, int seat, Trick trick, int ours, int
     int8_t ranked[TILES];
     if (s->pruned && trick.played)
         order = ranked, left = follow_order(s, playable, seat, trick, ranked);
-    uint32_t others = (hands[0] | hands[1] | hands[2] | hands[3]) & ~hand;
+    uint32_t others = s->pruned ? (hands[0] | hands[1] | hands[2] | hands[3]) & ~hand : 0;
     uint32_t tried = 0;
     for (int i = 0; left; i++) {
         int tile = order[i];

@@ -280,8 +280,8 @@ class PythonSolver:
             hands = list(position.hands)
             hands[position.turn] &= ~(1 << tile)
             trick = [*position.trick, (position.turn, tile)]
-            suit = self.rules.called[trick[0][1]]
-            values[tile] = self._after(hands, trick, suit, *position.points)
+            called = rules.called[trick[0][1]]
+            values[tile] = self._after(hands, trick, called, *position.points)
         return values
 
     # -- the search ----------------------------------------------------------------------

@@ -18,6 +18,8 @@ from referee.bot.loop import Decision, Hello
 from referee.bot.seen import HandHistory
 from referee.rules import Hand
 from referee.rules.deal import deal
+from referee.solver import search
+from referee.strong import play
 from referee.strong.budget import GUARD, HARD, REFERENCE_MS, Budgets, move_ms
 from referee.strong.calibration import Calibration, shipped
 from referee.strong.play import MAX_NODES, MAX_WORLDS
@@ -25,8 +27,11 @@ from referee.strong.simulation import Settings
 
 
 def decision(hand: Hand, time_ms: int, limits: dict[str, object]) -> Decision:
+    """The seat to act's decision in ``hand``, every move so far seen."""
     seat = hand.turn
     assert seat is not None
+    history = HandHistory()
+    history.moves = list(hand.moves)
     return Decision(
         id=1,
         view=hand.view(seat),
@@ -38,7 +43,7 @@ def decision(hand: Hand, time_ms: int, limits: dict[str, object]) -> Decision:
         hello=Hello(seat=seat, partnership="AC" if seat in "AC" else "BD", seed=1, limits=limits),
         rng=random.Random(1),
         rejection=None,
-        history=HandHistory(),
+        history=history,
         raw={},
     )
 
@@ -159,3 +164,31 @@ def test_a_calibration_file_given_is_the_one_bid_by(tmp_path: Path) -> None:
         assert exit.value.code == 2
     with pytest.raises(SystemExit):
         module.strategy_from(["--caution", "3"])
+
+
+def test_the_baselines_search_unpruned_on_every_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bid (the auction's deals), a play and its ties (``--margin``): every search the
+    baseline makes is the plain one, every search of today's bot pruned."""
+    module = strong_bot()
+    real = search.Solver
+    asked: list[bool] = []
+
+    def spy(*args: object, **kwargs: object) -> object:
+        asked.append(bool(kwargs.get("pruned", True)))
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(search, "Solver", spy)  # the auction's
+    monkeypatch.setattr(play, "Solver", spy)  # the play's and the ties'
+    bidding = decision(Hand("D", deal(5, 1, "D")), 1000, {"move_timeout_ms": 1000})
+    playing = decision(mid_hand(2, tricks=5), 1000, {"move_timeout_ms": 1000})
+    for strong, pruned in [
+        (module.Strong(baseline=True, settings=Settings(tie_margin=5)), False),
+        (module.strategy_from(["--baseline", "--margin", "5"]), False),
+        (module.strategy_from(["--margin", "5"]), True),
+    ]:
+        asked.clear()
+        strong(bidding)
+        searched = len(asked)
+        strong(playing)
+        assert searched >= 1 and len(asked) >= searched + 2  # deals; a play's, then its ties'
+        assert set(asked) == {pruned}

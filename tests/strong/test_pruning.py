@@ -4,8 +4,6 @@ the plain search does (``test_solver``, ``test_solver_cores``) from far fewer po
 
 from __future__ import annotations
 
-import random
-
 import pytest
 from support.strong import first_lead, worlds_of
 
@@ -15,6 +13,7 @@ from referee.solver.search import (
     CORE,
     INDEX,
     CompiledSolver,
+    Position,
     PythonSolver,
     follow_order,
     mask,
@@ -99,15 +98,20 @@ def test_pruning_answers_alike_from_far_fewer_positions(Solver: type[PythonSolve
     assert pruned_nodes < 0.75 * plain_nodes
 
 
-def test_the_pruned_search_is_seeded_alike() -> None:
-    """Twins and orders depend on nothing but the position: a repeat searches the same count."""
-    hand = first_lead(random.Random(5).randrange(100))
-    contract = hand.contract
-    assert contract is not None
-    position, _ = worlds_of(hand, 1, 5)[0]
-    counts = set()
-    for _ in range(2):
-        solver = CORES[-1](contract.trump, 0, 30)
-        solver.move_values(position)
-        counts.add(solver.nodes)
-    assert len(counts) == 1
+@pytest.mark.parametrize("Solver", CORES)
+def test_a_trump_on_the_trick_between_two_parts_them_in_either_core(
+    Solver: type[PythonSolver],
+) -> None:
+    """Blanks trump, A led 4-5 and B trumped with 0-3: C's 0-4 and 0-2 are trumps of no count
+    with nothing between them in another hand, but 0-4 overtrumps and 0-2 does not."""
+    hands = (
+        mask([tile(t) for t in ("0-0", "0-6", "3-3", "4-6")]),
+        mask([tile(t) for t in ("2-2", "2-3", "3-4", "4-4")]),
+        mask([tile(t) for t in ("0-2", "0-4", "1-1", "1-4", "3-6")]),
+        mask([tile(t) for t in ("1-2", "2-4", "2-6", "5-5", "6-6")]),
+    )
+    trick = ((0, _i("4-5")), (1, _i("0-3")))
+    position = Position(hands, 2, trick, (6, 6))
+    pruned = Solver(0, 0, 36).move_values(position)
+    assert pruned == Solver(0, 0, 36, pruned=False).move_values(position)
+    assert (pruned[_i("0-4")], pruned[_i("0-2")]) == (True, False)

@@ -97,14 +97,19 @@ def test_both_cores_prune_alike() -> None:
     """The same twins skipped and the same follow order: on endings (too small for the
     compiled table to lose an answer) both cores search exactly as many positions."""
     rng = random.Random(3)
-    for _ in range(150):
-        hands, turn = _deal(rng, rng.randrange(4, 7))
+    for _ in range(200):
+        hands, leader = _deal(rng, rng.randrange(4, 7))
+        trick: list[tuple[int, int]] = []
+        for step in range(rng.randrange(4)):  # a trick under way: the root seat follows
+            seat = (leader + step) % 4
+            tile = rng.choice([t for t in range(28) if hands[seat] >> t & 1])
+            trick.append((seat, tile))
+            hands = tuple(h & ~(1 << tile) if i == seat else h for i, h in enumerate(hands))  # type: ignore[assignment]
         trump = rng.choice(TRUMPS)
-        python = PythonSolver(trump, turn % 2, 31)
-        compiled = solvers.CompiledSolver(trump, turn % 2, 31)
-        assert compiled.move_values(Position(hands, turn)) == python.move_values(
-            Position(hands, turn)
-        )
+        position = Position(hands, (leader + len(trick)) % 4, tuple(trick))
+        python = PythonSolver(trump, leader % 2, 31)
+        compiled = solvers.CompiledSolver(trump, leader % 2, 31)
+        assert compiled.move_values(position) == python.move_values(position)
         assert compiled.nodes == python.nodes
 
 
