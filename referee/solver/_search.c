@@ -9,10 +9,10 @@
  * again, which changes no answer). The rules come as tables from Python (solver.Tables), so
  * this file knows no rule of its own.
  *
- * Pruned (``pruned``: the Python wrapper's default, as the Python search's): of twin tiles in a hand (equal
- * count and suits, no other seat's tile between them) one is tried, and a seat following a
- * trick tries the cheap play first (solver.follow_order): the same answers from about half
- * the positions at the first lead.
+ * Pruned (``pruned``: the Python wrapper's default, as the Python search's): of twin tiles in
+ * a hand (equal count and suits, no other seat's tile between them) one is tried, and a seat
+ * following a trick tries the cheap play first (solver.pruning.follow_order): the same
+ * answers from about half the positions at the first lead.
  *
  * Budgets: ``max_nodes`` positions (a count: the same on every machine, so a seeded bot
  * answers the same way and replays exactly), and a monotonic-clock ``deadline`` as the safety
@@ -187,7 +187,8 @@ static int twin_of(const Solver *s, uint32_t tried, int tile, uint32_t others, T
 }
 
 /* The tiles ``playable`` to a trick under way, in the order a pruned search tries them (as
-   solver.follow_order): the highest rank first, ties in strength order. Returns how many. */
+   solver.pruning.follow_order): the highest rank first, ties in strength order. Returns how
+   many. */
 static int follow_order(const Solver *s, uint32_t playable, int seat, Trick trick,
                         int8_t *out) {
     const int8_t *strength = s->strength[trick.suit];

@@ -31,6 +31,7 @@ from typing import Final
 from referee.rules.actions import Trump
 from referee.rules.suits import CALLED, FOLLOWERS, STRENGTH
 from referee.rules.tiles import COUNT, TILES, TOTAL_POINTS, Tile
+from referee.solver.pruning import follow_order, trick_best
 
 INDEX: Final[dict[Tile, int]] = {tile: i for i, tile in enumerate(TILES)}
 #: The clock is read once every this many positions plus one (a power of two, minus one).
@@ -122,35 +123,6 @@ class Tables:
             if suit < 0 or (self.strength[suit][x] > best) == (self.strength[suit][tile] > best):
                 return x
         return None
-
-
-def trick_best(trick: list[tuple[int, int]] | tuple[tuple[int, int], ...], suit: int,
-               rules: Tables) -> tuple[int, int]:  # fmt: skip
-    """The seat winning ``trick`` so far and its tile's strength (-1, -1 before the lead)."""
-    if not trick:
-        return -1, -1
-    strength = rules.strength[suit]
-    seat, tile = max(trick, key=lambda down: strength[down[1]])
-    return seat, strength[tile]
-
-
-def follow_order(choices: tuple[int, ...], suit: int, best: int, ahead: bool,
-                 rules: Tables) -> tuple[int, ...]:  # fmt: skip
-    """The order a pruned search tries the tiles ``choices`` (strongest first) to a trick of
-    ``suit`` whose best strength is ``best``: with the trick ``ahead`` (the seat's side is
-    winning it), count first and the weakest; else the tiles that win it, count first and
-    the weakest, then the rest, the least count first. A make (or a set) most often comes
-    from the cheap play, and the cut with it."""
-    strength = rules.strength[suit]
-
-    def rank(tile: int) -> int:
-        if ahead:
-            return POINTS[tile] * 64 - strength[tile]
-        if strength[tile] > best:
-            return 4096 + POINTS[tile] * 64 - strength[tile]
-        return -POINTS[tile] * 64 - strength[tile]
-
-    return tuple(sorted(choices, key=lambda tile: -rank(tile)))
 
 
 _TABLES: dict[Trump, Tables] = {}
@@ -269,7 +241,7 @@ class PythonSolver:
         hand = position.hands[position.turn]
         a, b, c, d = position.hands
         others = (a | b | c | d) & ~hand
-        _, best = trick_best(position.trick, suit, rules)
+        _, best = trick_best(position.trick, suit, rules.strength)
         tried = 0
         for tile in sorted(self._order(hand, suit)):  # index order
             twin = rules.twin(tried, tile, others, suit, best) if self.pruned else None
@@ -346,11 +318,12 @@ class PythonSolver:
         declaring = seat % 2 == self.declarers
         best = -1
         if self.pruned and trick:
-            winner, best = trick_best(trick, suit, rules)
+            winner, best = trick_best(trick, suit, rules.strength)
             key = (hand, suit, best, winner % 2 == seat % 2)
             ordered = self._follows.get(key)
             if ordered is None:
-                ordered = self._follows[key] = follow_order(choices, suit, best, key[3], rules)
+                ordered = follow_order(choices, suit, best, key[3], rules.strength, POINTS)
+                self._follows[key] = ordered
             choices = ordered
         others = (hands[0] | hands[1] | hands[2] | hands[3]) & ~hand
         tried = 0

@@ -9,13 +9,14 @@ from support.strong import first_lead, worlds_of
 
 from referee.rules.actions import DOUBLES, NO_TRUMP, TRUMPS
 from referee.rules.tiles import TILES, tile
+from referee.solver.pruning import follow_order
 from referee.solver.search import (
     CORE,
     INDEX,
+    POINTS,
     CompiledSolver,
     Position,
     PythonSolver,
-    follow_order,
     mask,
     tables,
 )
@@ -68,13 +69,13 @@ def test_a_follower_tries_the_cheap_play_first() -> None:
     suit = rules.called[_i("6-3")]  # sixes led, aces trump
     strength = rules.strength[suit]
     choices = tuple(sorted((_i("6-6"), _i("6-4"), _i("6-0")), key=lambda t: -strength[t]))
-    ahead = follow_order(choices, suit, strength[_i("6-5")], True, rules)
+    ahead = follow_order(choices, suit, strength[_i("6-5")], True, rules.strength, POINTS)
     # partner winning: count on the trick first, then the weakest
     assert [str(TILES[t]) for t in ahead] == _names("6-4", "6-0", "6-6")
-    behind = follow_order(choices, suit, strength[_i("6-2")], False, rules)
+    behind = follow_order(choices, suit, strength[_i("6-2")], False, rules.strength, POINTS)
     # the tiles that win (count first), then the rest
     assert [str(TILES[t]) for t in behind] == _names("6-4", "6-6", "6-0")
-    beaten = follow_order(choices, suit, strength[_i("6-5")], False, rules)
+    beaten = follow_order(choices, suit, strength[_i("6-5")], False, rules.strength, POINTS)
     # only 6-6 wins; then the least count
     assert [str(TILES[t]) for t in beaten] == _names("6-6", "6-0", "6-4")
 
