@@ -5,23 +5,20 @@ the plain search does (``test_solver``, ``test_solver_cores``) from far fewer po
 from __future__ import annotations
 
 import pytest
+from support.solver import CORES
 from support.strong import first_lead, worlds_of
 
 from referee.rules.actions import DOUBLES, NO_TRUMP, TRUMPS
 from referee.rules.tiles import TILES, tile
 from referee.solver.pruning import follow_order
 from referee.solver.search import (
-    CORE,
     INDEX,
     POINTS,
-    CompiledSolver,
     Position,
     PythonSolver,
     mask,
     tables,
 )
-
-CORES = [PythonSolver, *([CompiledSolver] if CORE == "c" else [])]
 
 
 def _i(text: str) -> int:

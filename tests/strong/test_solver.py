@@ -10,24 +10,19 @@ from dataclasses import dataclass
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from support.solver import trick_winner
+from support.solver import CORES, trick_winner
 
 from referee.rules import Hand, Play
 from referee.rules.deal import deal
 from referee.rules.events import TrickTaken
 from referee.rules.tiles import PARTNERSHIP_OF, SEATS, Partnership
 from referee.solver.search import (
-    CORE,
     INDEX,
-    CompiledSolver,
     Position,
     PythonSolver,
     mask,
     tables,
 )
-
-#: Each core this install has: the compiled one is held to the same answers as the Python one.
-CORES = [PythonSolver, *([CompiledSolver] if CORE == "c" else [])]
 
 
 def naive(hand: Hand, declarers: Partnership) -> bool:

@@ -1,9 +1,12 @@
 """What the solver's tests check its tables by: a trick's winner read from them the plain way,
-to hold against the engine's own."""
+to hold against the engine's own; and the cores this install has."""
 
 from __future__ import annotations
 
-from referee.solver.search import Tables
+from referee.solver.search import CORE, CompiledSolver, PythonSolver, Tables
+
+#: Each core this install has: the compiled one is held to the same answers as the Python one.
+CORES = [PythonSolver, *([CompiledSolver] if CORE == "c" else [])]
 
 
 def trick_winner(trick: tuple[tuple[int, int], ...], rules: Tables) -> int:
