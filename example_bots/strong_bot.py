@@ -82,10 +82,9 @@ class Strong:
         self.weigh = weigh
         self.baseline = baseline
         self.move_ms = move_ms
+        chosen = settings or Settings()
         # the baselines search as they did then, whatever else they are set to do
-        self.settings = (
-            replace(settings or Settings(), pruned=False) if baseline else (settings or Settings())
-        )
+        self.settings = replace(chosen, pruned=False) if baseline else chosen
         self.name = name
         self.model = BiddingModel.load()
         self.calibration = calibration or shipped_calibration()
